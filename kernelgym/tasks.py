@@ -1,0 +1,354 @@
+"""Tasks: KernelBench-format reference programs and the sets they form.
+
+A task is one Python file that defines ``class Model(nn.Module)``, ``get_inputs()`` and ``get_init_inputs()``,
+with its shapes as module-level UPPER-CASE constants. kernelgym metadata lives in the same file as a literal dict
+named ``KERNELGYM`` (read with :func:`ast.literal_eval`, never executed)::
+
+    KERNELGYM = {
+        "category": "MatrixMultiply",      # one of CATEGORIES
+        "dtype": "float32",                # dtype of the main inputs/outputs
+        "flops": "2 * M * N * K",          # formula of the module constants (optional)
+        "bytes": "4 * (M * K + K * N + M * N)",
+        "small": {"M": 64, "N": 48, "K": 32},   # constant overrides for the CPU (small-shape) variant
+        "atol": 1e-2, "rtol": 1e-2,        # optional: override the dtype's default tolerance
+        "check": "allclose",               # or "statistical" for Random tasks
+    }
+
+Files without ``KERNELGYM`` (plain KernelBench files) load too: category is guessed from the name, dtype is
+float32, no small variant (the CPU mode then runs the default shapes).
+
+Task ids are ``L{level}/{file stem}`` for ``level{N}/`` folders and ``X/{file stem}`` for ``extra/``.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import hashlib
+import re
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+CATEGORIES = (
+    "Fusion", "Math", "LinearAlgebra", "Activation", "MatrixMultiply", "Reduce", "Index", "Loss",
+    "Quantization", "Normalization", "Optimizer", "SpatialOps", "Convolution", "Random", "Pooling",
+)
+
+#: Default (atol, rtol) per dtype; a task may override either.
+DEFAULT_TOLERANCE = {
+    "float32": (1e-4, 1e-4),
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (2e-2, 2e-2),
+    "float64": (1e-8, 1e-8),
+    "int8": (0.0, 0.0),
+    "int32": (0.0, 0.0),
+    "int64": (0.0, 0.0),
+}
+
+BUNDLED_TASKS = Path(__file__).resolve().parent.parent / "tasks"
+
+_CATEGORY_HINTS = (
+    ("Quantization", ("int8", "int4", "fp8", "quant")),
+    ("Loss", ("loss", "entropy", "divergence")),
+    ("Normalization", ("norm",)),
+    ("Pooling", ("pool",)),
+    ("Convolution", ("conv",)),
+    ("MatrixMultiply", ("matmul", "gemm", "bmm", "matrix", "linear")),
+    ("Reduce", ("sum", "mean", "max", "min", "argmax", "argmin", "reduc", "cumsum", "cumprod", "scan")),
+    ("Activation", ("relu", "gelu", "sigmoid", "tanh", "softmax", "swish", "elu", "selu", "softplus", "hardtanh")),
+    ("Optimizer", ("adam", "sgd", "optim")),
+    ("Index", ("gather", "scatter", "index", "embedding", "topk")),
+    ("Random", ("random", "dropout", "rand")),
+)
+
+
+class TaskError(ValueError):
+    """A task file or task selection is invalid; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One reference program plus its metadata.
+
+    Attributes:
+        id: stable identifier, e.g. ``"L1/1_matmul_square"``.
+        level: KernelBench level (1, 2, 3); extra tasks declare theirs (default 1).
+        category: one of :data:`CATEGORIES`.
+        source: the full text of the reference file.
+        dtype: name of the main dtype (key of :data:`DEFAULT_TOLERANCE`).
+        atol, rtol: the tolerance contract used by the judge.
+        flops, bytes: formulas (Python expressions over the module constants), or ``None``.
+        small: constant overrides that give the small-shape (CPU) variant.
+        check: ``"allclose"`` (element-wise) or ``"statistical"`` (moments only; Random tasks).
+        path: the file it came from, if any.
+    """
+
+    id: str
+    level: int
+    category: str
+    source: str
+    dtype: str = "float32"
+    atol: float = 1e-4
+    rtol: float = 1e-4
+    flops: str | None = None
+    bytes: str | None = None
+    small: dict = field(default_factory=dict)
+    check: str = "allclose"
+    path: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.id.split("/", 1)[-1]
+
+    @property
+    def digest(self) -> str:
+        """A short hash of the source: part of every cache key that depends on the task."""
+        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+    def load_module(self, small: bool = False) -> types.ModuleType:
+        """Execute the reference source in a fresh module; with ``small`` apply the small-shape overrides.
+
+        ``get_inputs``/``get_init_inputs`` read the module constants when called, so overriding the constants
+        after execution changes the shapes they produce.
+        """
+        module = types.ModuleType(f"kernelgym_task_{self.digest}")
+        module.__file__ = self.path or f"<task {self.id}>"
+        code = compile(self.source, module.__file__, "exec")
+        exec(code, module.__dict__)  # noqa: S102 - tasks are trusted reference programs
+        if small:
+            module.__dict__.update(self.small)
+        for required in ("Model", "get_inputs", "get_init_inputs"):
+            if not hasattr(module, required):
+                raise TaskError(f"task {self.id}: the file defines no {required}")
+        return module
+
+    def shape_constants(self, small: bool = False) -> dict[str, Any]:
+        """The module-level UPPER-CASE int/float constants (after small overrides when asked)."""
+        module = self.load_module(small)
+        return {k: v for k, v in vars(module).items()
+                if k.isupper() and isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+    def evaluate_formula(self, which: str, small: bool = False) -> float | None:
+        """Evaluate the ``flops`` or ``bytes`` formula over the shape constants; ``None`` when absent."""
+        formula = getattr(self, which)
+        if not formula:
+            return None
+        consts = self.shape_constants(small)
+        try:
+            return float(eval(formula, {"__builtins__": {}, "min": min, "max": max}, consts))  # noqa: S307
+        except Exception as exc:  # a broken formula is a task bug
+            raise TaskError(f"task {self.id}: cannot evaluate {which} formula {formula!r}: {exc}") from exc
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "level": self.level, "category": self.category, "dtype": self.dtype,
+                "atol": self.atol, "rtol": self.rtol, "flops": self.flops, "bytes": self.bytes,
+                "small": dict(self.small), "check": self.check, "source": self.source, "path": self.path}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Task":
+        return cls(**data)
+
+
+def read_metadata(source: str, where: str = "<source>") -> dict:
+    """Return the literal ``KERNELGYM`` dict of a task source ({} when it has none); never executes the file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise TaskError(f"{where}: not valid Python: {exc}") from exc
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "KERNELGYM"
+                                                for t in node.targets):
+            try:
+                meta = ast.literal_eval(node.value)
+            except ValueError as exc:
+                raise TaskError(f"{where}: KERNELGYM must be a literal dict") from exc
+            if not isinstance(meta, dict):
+                raise TaskError(f"{where}: KERNELGYM must be a dict")
+            return meta
+    return {}
+
+
+def guess_category(name: str) -> str:
+    lowered = name.lower()
+    for category, hints in _CATEGORY_HINTS:
+        if any(h in lowered for h in hints):
+            return category
+    return "Fusion" if "_" in lowered and lowered.count("_") >= 3 else "Math"
+
+
+_KNOWN_KEYS = {"category", "dtype", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id"}
+
+
+def task_from_source(source: str, task_id: str, level: int, path: str | None = None) -> Task:
+    """Build a :class:`Task` from file text; validates metadata and the presence of the required names."""
+    where = path or task_id
+    meta = read_metadata(source, where)
+    unknown = set(meta) - _KNOWN_KEYS
+    if unknown:
+        raise TaskError(f"{where}: unknown KERNELGYM keys {sorted(unknown)}")
+    for required in ("class Model", "def get_inputs", "def get_init_inputs"):
+        if required not in source:
+            raise TaskError(f"{where}: a KernelBench task needs `{required}`")
+    category = meta.get("category") or guess_category(task_id)
+    if category not in CATEGORIES:
+        raise TaskError(f"{where}: category {category!r} is not one of {', '.join(CATEGORIES)}")
+    dtype = meta.get("dtype", "float32")
+    if dtype not in DEFAULT_TOLERANCE:
+        raise TaskError(f"{where}: dtype {dtype!r} is not one of {', '.join(DEFAULT_TOLERANCE)}")
+    atol, rtol = DEFAULT_TOLERANCE[dtype]
+    check = meta.get("check", "allclose")
+    if check not in ("allclose", "statistical"):
+        raise TaskError(f"{where}: check must be 'allclose' or 'statistical'")
+    small = meta.get("small", {})
+    if not isinstance(small, dict) or not all(isinstance(k, str) and k.isupper() for k in small):
+        raise TaskError(f"{where}: small must map UPPER-CASE constant names to values")
+    return Task(id=meta.get("id", task_id), level=int(meta.get("level", level)), category=category,
+                source=source, dtype=dtype, atol=float(meta.get("atol", atol)), rtol=float(meta.get("rtol", rtol)),
+                flops=meta.get("flops"), bytes=meta.get("bytes"), small=dict(small), check=check, path=path)
+
+
+class TaskSet(Sequence[Task]):
+    """An ordered, id-indexed collection of tasks with selection helpers."""
+
+    def __init__(self, tasks: Iterable[Task]):
+        self._tasks = list(tasks)
+        self._by_id: dict[str, Task] = {}
+        for task in self._tasks:
+            if task.id in self._by_id:
+                raise TaskError(f"duplicate task id {task.id!r}")
+            self._by_id[task.id] = task
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return TaskSet(self._tasks[index])
+        return self._tasks[index]
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self._tasks)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._by_id
+
+    @property
+    def ids(self) -> list[str]:
+        return [t.id for t in self._tasks]
+
+    def get(self, task_id: str) -> Task:
+        """The task with this id; a :class:`TaskError` naming close matches otherwise."""
+        try:
+            return self._by_id[task_id]
+        except KeyError:
+            close = [i for i in self._by_id if task_id.split("/")[-1] in i][:5]
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise TaskError(f"unknown task id {task_id!r}{hint}") from None
+
+    def select(self, levels: Iterable[int] | None = None, categories: Iterable[str] | None = None,
+               pattern: str | None = None, ids: Iterable[str] | None = None, prefix: str | None = None) -> "TaskSet":
+        """Tasks matching every given filter (level numbers, category names, an fnmatch id pattern, exact ids)."""
+        tasks: list[Task] = list(self._tasks)
+        if ids is not None:
+            tasks = [self.get(i) for i in ids]
+        if levels is not None:
+            wanted_levels = {int(x) for x in levels}
+            tasks = [t for t in tasks if t.level in wanted_levels]
+        if categories is not None:
+            wanted = set(categories)
+            bad = wanted - set(CATEGORIES)
+            if bad:
+                raise TaskError(f"unknown categories {sorted(bad)}; known: {', '.join(CATEGORIES)}")
+            tasks = [t for t in tasks if t.category in wanted]
+        if pattern is not None:
+            tasks = [t for t in tasks if fnmatch.fnmatch(t.id, pattern)]
+        if prefix is not None:
+            tasks = [t for t in tasks if t.id.startswith(prefix)]
+        return TaskSet(tasks)
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """Number of tasks per (id prefix, category)."""
+        out: dict[tuple[str, str], int] = {}
+        for t in self._tasks:
+            key = (t.id.split("/")[0], t.category)
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def __repr__(self) -> str:
+        return f"TaskSet({len(self)} tasks)"
+
+
+_LEVEL_DIR = re.compile(r"level[_-]?(\d+)$", re.IGNORECASE)
+
+
+def _natural_key(path: Path):
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path.name)]
+
+
+def _load_folder(root: Path) -> list[Task]:
+    tasks: list[Task] = []
+    level_dirs = sorted(d for d in root.iterdir() if d.is_dir() and _LEVEL_DIR.match(d.name))
+    groups: list[tuple[Path, str, int]] = [(d, f"L{int(_LEVEL_DIR.match(d.name).group(1))}",
+                                            int(_LEVEL_DIR.match(d.name).group(1))) for d in level_dirs]
+    if (root / "extra").is_dir():
+        groups.append((root / "extra", "X", 1))
+    if not groups:  # a flat folder of task files
+        match = _LEVEL_DIR.match(root.name)
+        level = int(match.group(1)) if match else 1
+        groups = [(root, f"L{level}", level)]
+    for folder, prefix, level in groups:
+        for file in sorted(folder.glob("*.py"), key=_natural_key):
+            if file.name.startswith("_"):
+                continue
+            tasks.append(task_from_source(file.read_text(), f"{prefix}/{file.stem}", level, str(file)))
+    return tasks
+
+
+def _load_parquet(path: Path) -> list[Task]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
+        raise TaskError("reading parquet task files needs pyarrow") from exc
+    table = pq.read_table(path).to_pylist()
+    tasks = []
+    for row in table:
+        missing = {"code", "level", "name"} - set(row)
+        if missing:
+            raise TaskError(f"{path}: parquet rows need columns code, level, name (missing {sorted(missing)})")
+        level = int(row["level"])
+        stem = Path(str(row["name"])).stem
+        if "problem_id" in row and row["problem_id"] is not None and not stem.split("_")[0].isdigit():
+            stem = f"{row['problem_id']}_{stem}"
+        tasks.append(task_from_source(row["code"], f"L{level}/{stem}", level, f"{path}#{row['name']}"))
+    return tasks
+
+
+def load_tasks(path: str | Path | None = None) -> TaskSet:
+    """Load tasks from the bundled suite (``None``), a KernelBench-format folder, one file, or a parquet file.
+
+    Raises:
+        TaskError: the path does not exist or holds no valid task; the message names the file at fault.
+    """
+    root = Path(path) if path is not None else BUNDLED_TASKS
+    if not root.exists():
+        raise TaskError(f"no such task path: {root}")
+    if root.is_file():
+        if root.suffix == ".parquet":
+            return TaskSet(_load_parquet(root))
+        if root.suffix == ".py":
+            match = _LEVEL_DIR.match(root.parent.name)
+            level = int(match.group(1)) if match else 1
+            return TaskSet([task_from_source(root.read_text(), f"L{level}/{root.stem}", level, str(root))])
+        raise TaskError(f"{root}: expected a folder, a .py task file or a .parquet file")
+    tasks = _load_folder(root)
+    if not tasks:
+        raise TaskError(f"{root}: no task files found")
+    return TaskSet(tasks)
+
+
+def solution_path(task: Task, backend: str = "triton", root: Path | None = None) -> Path:
+    """Where the verified reference solution of ``task`` lives: ``tasks/solutions/<backend>/<L1>/<stem>.py``."""
+    prefix, stem = task.id.split("/", 1)
+    return (root or BUNDLED_TASKS / "solutions") / backend / prefix / f"{stem}.py"
