@@ -1,0 +1,13 @@
+"""kernelgym: GPU-kernel optimisation as Gymnasium environments for code LLMs.
+
+``import kernelgym`` registers the environment ids (``KernelBench-L1-v0`` ...) with Gymnasium.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from kernelgym.judge import EvalResult, evaluate  # noqa: E402
+from kernelgym.tasks import CATEGORIES, Task, TaskError, TaskSet, load_tasks  # noqa: E402
+
+__all__ = ["__version__", "CATEGORIES", "EvalResult", "Task", "TaskError", "TaskSet", "evaluate", "load_tasks"]

@@ -1,0 +1,121 @@
+"""Comparing a candidate's outputs with the reference's (trusted side).
+
+Contract of :func:`compare_outputs`: same number of outputs; for each tensor the same shape and dtype, NaN and
+±Inf at exactly the same positions, and every finite element within ``atol + rtol * |ref|`` (``allclose``); for
+``statistical`` tasks the mean and standard deviation of each output agree within ``atol + rtol * scale`` instead.
+Non-tensor outputs (Python numbers) are compared the same way as 0-d tensors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class TrialCheck:
+    ok: bool
+    reason: str = ""
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    worst_index: list | None = None
+    output: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "reason": self.reason, "max_abs_err": self.max_abs_err,
+                "max_rel_err": self.max_rel_err, "worst_index": self.worst_index, "output": self.output}
+
+
+def describe(value) -> dict[str, Any]:
+    """Shape/dtype description used to check a candidate output before its payload is read."""
+    import torch
+
+    if torch.is_tensor(value):
+        return {"kind": "tensor", "dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape)}
+    return {"kind": "scalar"}
+
+
+def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck | None:
+    """A failing :class:`TrialCheck` when shape or dtype differ, else ``None``."""
+    if ref_desc.get("kind") != cand_desc.get("kind"):
+        return TrialCheck(False, f"output {index}: expected a {ref_desc.get('kind')}, got a {cand_desc.get('kind')}",
+                          output=index)
+    if ref_desc.get("kind") == "tensor":
+        if list(ref_desc["shape"]) != list(cand_desc.get("shape", [])):
+            return TrialCheck(False, f"output {index}: shape {tuple(cand_desc.get('shape', []))} "
+                                     f"!= expected {tuple(ref_desc['shape'])}", output=index)
+        if ref_desc["dtype"] != cand_desc.get("dtype"):
+            return TrialCheck(False, f"output {index}: dtype {cand_desc.get('dtype')} != expected {ref_desc['dtype']}",
+                              output=index)
+    return None
+
+
+def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0) -> TrialCheck:
+    """Compare one output tensor (already on the same device) against the reference."""
+    import torch
+
+    ref_t = torch.as_tensor(ref)
+    out_t = torch.as_tensor(out).to(ref_t.device)
+    if ref_t.shape != out_t.shape:
+        return TrialCheck(False, f"output {index}: shape {tuple(out_t.shape)} != expected {tuple(ref_t.shape)}",
+                          output=index)
+    if ref_t.dtype != out_t.dtype:
+        return TrialCheck(False, f"output {index}: dtype {out_t.dtype} != expected {ref_t.dtype}", output=index)
+    if ref_t.is_complex():
+        ref_t, out_t = torch.view_as_real(ref_t), torch.view_as_real(out_t)
+    r = ref_t.double() if ref_t.dtype != torch.float64 else ref_t
+    o = out_t.double() if out_t.dtype != torch.float64 else out_t
+    if check == "statistical":
+        return _compare_statistics(r, o, atol, rtol, index)
+    if ref_t.is_floating_point() or ref_t.is_complex():
+        for name, fn in (("NaN", torch.isnan), ("+Inf", torch.isposinf), ("-Inf", torch.isneginf)):
+            rm, om = fn(r), fn(o)
+            if not torch.equal(rm, om):
+                where = torch.nonzero(rm != om)[0].tolist()
+                return TrialCheck(False, f"output {index}: {name} positions differ (first at {where}; reference "
+                                         f"{'has' if bool(rm[tuple(where)]) else 'has no'} {name} there)",
+                                  worst_index=where, output=index)
+        finite = torch.isfinite(r)
+        r = torch.where(finite, r, torch.zeros_like(r))
+        o = torch.where(finite, o, torch.zeros_like(o))
+    diff = (o - r).abs()
+    if diff.numel() == 0:
+        return TrialCheck(True, output=index, max_abs_err=0.0, max_rel_err=0.0)
+    excess = diff - (atol + rtol * r.abs())
+    worst = int(torch.argmax(excess).item())
+    worst_index = list(torch.unravel_index(torch.tensor(worst), diff.shape)) if diff.dim() else []
+    worst_index = [int(i) for i in worst_index]
+    max_abs = float(diff.max().item())
+    max_rel = float((diff / r.abs().clamp_min(1e-12)).max().item())
+    if float(excess.reshape(-1)[worst].item()) > 0:
+        n_bad = int((excess > 0).sum().item())
+        at = tuple(worst_index)
+        return TrialCheck(False, f"output {index}: {n_bad} of {diff.numel()} elements outside atol={atol:g} "
+                                 f"rtol={rtol:g}; worst at {at}: got {float(o.reshape(-1)[worst]):.6g}, expected "
+                                 f"{float(r.reshape(-1)[worst]):.6g}", max_abs, max_rel, worst_index, index)
+    return TrialCheck(True, "", max_abs, max_rel, worst_index, index)
+
+
+def _compare_statistics(r, o, atol: float, rtol: float, index: int) -> TrialCheck:
+    rm, om = float(r.mean()), float(o.mean())
+    rs, os_ = float(r.std()) if r.numel() > 1 else 0.0, float(o.std()) if o.numel() > 1 else 0.0
+    scale = max(abs(rm), rs, 1e-12)
+    tol = atol + rtol * scale
+    if abs(rm - om) > tol or abs(rs - os_) > tol:
+        return TrialCheck(False, f"output {index}: statistics differ: mean {om:.5g} vs {rm:.5g}, std {os_:.5g} vs "
+                                 f"{rs:.5g} (tolerance {tol:.3g})", abs(rm - om), None, None, index)
+    return TrialCheck(True, "", abs(rm - om), None, None, index)
+
+
+def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose") -> TrialCheck:
+    """Compare every output; the first failing one decides the verdict, else the largest errors are reported."""
+    if len(refs) != len(outs):
+        return TrialCheck(False, f"expected {len(refs)} output(s), got {len(outs)}")
+    best = TrialCheck(True, max_abs_err=0.0, max_rel_err=0.0)
+    for i, (r, o) in enumerate(zip(refs, outs)):
+        res = compare_tensor(r, o, atol, rtol, check, i)
+        if not res.ok:
+            return res
+        if (res.max_abs_err or 0) >= (best.max_abs_err or 0):
+            best = res
+    return best

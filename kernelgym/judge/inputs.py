@@ -1,0 +1,74 @@
+"""Building models and inputs the same way on both sides of the judge.
+
+The runner (reference) and the worker (candidate) call these same functions with the same seeds, so both see
+bit-identical parameters and inputs without ever sharing memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Outlier stage: share of elements of each floating input replaced, and their magnitude relative to the
+#: tensor's largest absolute value. The tolerance's atol is multiplied by OUTLIER_SCALE in that stage.
+OUTLIER_FRACTION = 1e-3
+OUTLIER_SCALE = 10.0
+OUTLIER_CAP = {"float32": 1e4, "float64": 1e4, "float16": 1e3, "bfloat16": 1e3}
+
+
+def torch_dtype(name: str):
+    import torch
+
+    return getattr(torch, name)
+
+
+def build_model(module, cls, init_seed: int, device: str, dtype: str):
+    """Instantiate ``cls(*module.get_init_inputs())`` under ``init_seed`` on ``device``, in eval mode."""
+    import torch
+
+    torch.manual_seed(init_seed)
+    with torch.device(device):
+        init_inputs = module.get_init_inputs()
+        torch.manual_seed(init_seed)
+        model = cls(*init_inputs)
+    if isinstance(model, torch.nn.Module):
+        model = model.to(device)
+        if dtype in ("float16", "bfloat16"):
+            model = model.to(torch_dtype(dtype))
+        model.eval()
+    return model
+
+
+def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[Any]:
+    """Fresh inputs from ``module.get_inputs()`` under ``seed``; with ``outlier`` inject large values."""
+    import torch
+
+    torch.manual_seed(seed)
+    with torch.device(device):
+        inputs = list(module.get_inputs())
+    if outlier:
+        gen = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
+        inputs = [_inject_outliers(x, gen) if torch.is_tensor(x) and x.is_floating_point() else x for x in inputs]
+    return inputs
+
+
+def _inject_outliers(x, gen):
+    import torch
+
+    numel = x.numel()
+    if numel == 0:
+        return x
+    count = max(1, int(numel * OUTLIER_FRACTION))
+    idx = torch.randint(0, numel, (count,), generator=gen)
+    sign = torch.randint(0, 2, (count,), generator=gen).to(torch.float32) * 2 - 1
+    peak = float(x.detach().abs().max().float().item()) or 1.0
+    magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(str(x.dtype).replace("torch.", ""), 1e4))
+    out = x.detach().clone().reshape(-1)
+    out[idx.to(x.device)] = (sign * magnitude).to(device=x.device, dtype=x.dtype)
+    return out.reshape(x.shape)
+
+
+def as_tuple(output) -> tuple:
+    """Model outputs as a flat tuple of tensors/scalars (a single tensor becomes a 1-tuple)."""
+    if isinstance(output, (tuple, list)):
+        return tuple(output)
+    return (output,)

@@ -1,0 +1,110 @@
+"""EvalResult: the one record every layer passes along unchanged.
+
+All fields are plain JSON data. This module is the single place where they are documented.
+
+=================  ====================================================================================
+field              meaning
+=================  ====================================================================================
+task_id            id of the task evaluated, e.g. ``"L1/1_matmul_square"``
+backend            ``"triton"`` or ``"cuda"``
+device             ``"cuda:0 (NVIDIA H200)"`` or ``"cpu (Triton interpreter)"``
+profile            evaluation profile name (``quick`` / ``full``)
+stage              furthest stage reached: format | static | compile | correctness | timing | done
+status             ok | compile_error | runtime_error | timeout | incorrect | rejected | crashed | unsupported
+message            one short human-readable sentence on the verdict
+log_tail           the last lines of what the candidate printed / the traceback (bounded)
+trials             list of per-trial correctness records: ``{"trial", "stage" (standard|outlier), "seed"
+                   (the public part only), "ok", "max_abs_err", "max_rel_err", "worst_index", "reason"}``
+runtime_ms         candidate forward time: median (ms) or ``None`` when not timed
+runtime_spread     candidate timing spread: ``{"iqr_ms", "ci95_ms", "n"}``
+baseline_ms        eager PyTorch reference median (ms) on the same device, same method
+compile_baseline_ms  torch.compile reference median (ms), when measured
+speedup            baseline_ms / runtime_ms (``None`` if not timed)
+speedup_compile    compile_baseline_ms / runtime_ms
+timing_meaningful  False on CPU (interpreter) or when timing was skipped; speedups then carry no GPU meaning
+iou, mfu           achieved bytes/s over peak bandwidth, achieved FLOP/s over peak (fractions), or ``None``
+kernel_coverage    share of GPU time inside the candidate's own kernels (``None`` when not profiled)
+flags              list of ``{"name", "reason"}``: hack / anomaly flags raised by the guards
+durations          seconds spent per stage, e.g. ``{"static": 0.001, "compile": 1.2, ...}``
+versions           library versions on the evaluating side
+hardware           short hardware description (name, kind)
+=================  ====================================================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+STAGES = ("format", "static", "compile", "correctness", "timing", "done")
+STATUSES = ("ok", "compile_error", "runtime_error", "timeout", "incorrect", "rejected", "crashed", "unsupported")
+
+
+@dataclass
+class EvalResult:
+    """Verdict of one evaluation. See the module docstring for each field's meaning."""
+
+    task_id: str
+    backend: str = "triton"
+    device: str = "cpu"
+    profile: str = "quick"
+    stage: str = "format"
+    status: str = "crashed"
+    message: str = ""
+    log_tail: str = ""
+    trials: list = field(default_factory=list)
+    runtime_ms: float | None = None
+    runtime_spread: dict = field(default_factory=dict)
+    baseline_ms: float | None = None
+    compile_baseline_ms: float | None = None
+    speedup: float | None = None
+    speedup_compile: float | None = None
+    timing_meaningful: bool = False
+    iou: float | None = None
+    mfu: float | None = None
+    kernel_coverage: float | None = None
+    flags: list = field(default_factory=list)
+    durations: dict = field(default_factory=dict)
+    versions: dict = field(default_factory=dict)
+    hardware: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.stage not in STAGES:
+            raise ValueError(f"unknown stage {self.stage!r}")
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}")
+
+    # -- derived views -------------------------------------------------------------------------------------
+    @property
+    def compiled(self) -> bool:
+        """True when the candidate got past compilation (its module built and its kernels launched)."""
+        return STAGES.index(self.stage) > STAGES.index("compile") or self.status in ("ok", "incorrect")
+
+    @property
+    def correct(self) -> bool:
+        """True only when every correctness trial passed and no guard rejected the candidate."""
+        return self.status == "ok"
+
+    def add_flag(self, name: str, reason: str) -> None:
+        self.flags.append({"name": name, "reason": reason})
+
+    # -- plain data ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["compiled"] = self.compiled
+        data["correct"] = self.correct
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EvalResult":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    @classmethod
+    def from_json(cls, text: str) -> "EvalResult":
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,200 @@
+"""The untrusted side: a throw-away process that loads one candidate and runs it.
+
+Started by :mod:`kernelgym.judge.runner` as ``python -m kernelgym.judge.worker RESULT_FD``. It reads one JSON
+request line from stdin, then runs the stages in order, announcing each on the result channel (a pipe the runner
+passed as ``RESULT_FD``; what the candidate prints goes to a log file instead):
+
+1. ``compile``     — import the candidate file, build ``ModelNew`` under the shared init seed, one warm-up forward
+                     (which JIT-compiles its Triton kernels). Import or Triton compilation errors → ``compile_error``.
+2. ``correctness`` — for each trial: fresh seeded inputs (outliers injected for outlier trials), a copy of them,
+                     the forward, a check that the inputs were not modified, the outputs sent to the runner. Memory
+                     freed between trials is overwritten with NaN first, so stale buffers cannot hold old answers.
+3. ``timing``      — only when the runner answers ``time`` after the trials: :func:`timing.time_calls` with fresh
+                     inputs every call; then the ``recheck`` trials, as in stage 2.
+
+The worker never judges: the runner compares outputs against its own reference and applies every limit. The
+worker exits when done; the runner kills its whole process group in any case.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+# Bind everything the worker relies on before candidate code can patch it.
+import torch  # noqa: E402
+
+from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
+from kernelgym.judge.inputs import as_tuple, build_model, make_inputs  # noqa: E402
+from kernelgym.judge.protocol import tensor_header, tensor_to_bytes, write_frame  # noqa: E402
+from kernelgym.tasks import Task  # noqa: E402
+
+_equal = torch.equal
+_clone = torch.Tensor.clone
+_is_tensor = torch.is_tensor
+_type = type
+_Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
+
+
+class Worker:
+    def __init__(self, result_fd: int, request: dict):
+        self.fd = result_fd
+        self.req = request
+        self.device = request["device"]
+        self.task = Task.from_dict(request["task"])
+        self.module = self.task.load_module(small=request["small"])
+        self.model = None
+        self._last_output_bytes = 0
+
+    # -- channel -------------------------------------------------------------------------------------------
+    def send(self, header: dict, payload: bytes = b"") -> None:
+        write_frame(self.fd, header, payload)
+
+    def error(self, status: str, exc: BaseException, where: str) -> None:
+        tb = "".join(traceback.format_exception(_type(exc), exc, exc.__traceback__))
+        self.send({"event": "error", "status": status, "where": where,
+                   "message": f"{_type(exc).__name__}: {str(exc)[:500]}", "traceback": tb[-4000:]})
+
+    # -- stage 1 -------------------------------------------------------------------------------------------
+    def compile(self) -> bool:
+        self.send({"event": "stage", "stage": "compile"})
+        path = os.path.join(self.req["scratch"], "candidate.py")
+        with open(path, "w") as f:
+            f.write(self.req["source"])
+        try:
+            spec = importlib.util.spec_from_file_location("candidate", path)
+            candidate = importlib.util.module_from_spec(spec)
+            sys.modules["candidate"] = candidate
+            spec.loader.exec_module(candidate)
+            cls = getattr(candidate, "ModelNew")
+        except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is its verdict
+            self.error("compile_error", exc, "import")
+            return False
+        try:
+            self.model = build_model(self.module, cls, self.req["init_seed"], self.device, self.task.dtype)
+        except BaseException as exc:  # noqa: BLE001
+            self.error("runtime_error", exc, "ModelNew construction")
+            return False
+        try:
+            with torch.no_grad():
+                self.model(*make_inputs(self.module, self.req["warmup_seed"], self.device))
+            self._sync()
+        except BaseException as exc:  # noqa: BLE001
+            kind = "compile_error" if "triton" in (_type(exc).__module__ or "") and "ompil" in _type(exc).__name__ \
+                else "runtime_error"
+            self.error(kind, exc, "first forward")
+            return False
+        return True
+
+    # -- stage 2 -------------------------------------------------------------------------------------------
+    def run_trials(self, trials: list[dict]) -> bool:
+        for trial in trials:
+            self._poison_freed_memory()
+            inputs = make_inputs(self.module, trial["seed"], self.device, outlier=trial["stage"] == "outlier")
+            copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
+            try:
+                with torch.no_grad():
+                    outputs = as_tuple(self.model(*inputs))
+                self._sync()
+            except BaseException as exc:  # noqa: BLE001
+                self.error("runtime_error", exc, f"trial {trial['trial']}")
+                return False
+            mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
+            descs = []
+            for out in outputs:
+                if _is_tensor(out):
+                    if _type(out) not in (_Tensor, _Parameter):
+                        descs.append({"kind": "subclass", "type": _type(out).__name__})
+                    else:
+                        descs.append({"kind": "tensor", **tensor_header(out)})
+                elif isinstance(out, (int, float, bool)):
+                    descs.append({"kind": "scalar", "value": float(out)})
+                else:
+                    descs.append({"kind": _type(out).__name__})
+            self.send({"event": "trial", "trial": trial["trial"], "descs": descs, "mutated_inputs": mutated})
+            sent = 0
+            for out, desc in zip(outputs, descs):
+                if desc["kind"] == "tensor":
+                    if self._wait_for() != "send":
+                        return False
+                    payload = tensor_to_bytes(out)
+                    sent += len(payload)
+                    self.send({"event": "tensor"}, payload)
+            self._last_output_bytes = sent
+            del outputs, inputs, copies
+            if self._wait_for() != "next":
+                return False
+        return True
+
+    # -- stage 3 -------------------------------------------------------------------------------------------
+    def time(self) -> bool:
+        self.send({"event": "stage", "stage": "timing"})
+        config = _timing.TimingConfig(**self.req["timing"])
+        seeds = self.req["timing_seeds"]
+        try:
+            times = _timing.time_calls(self.model, lambda i: make_inputs(self.module, seeds[i % len(seeds)],
+                                                                         self.device),
+                                       self.device, config)
+        except BaseException as exc:  # noqa: BLE001
+            self.error("runtime_error", exc, "timing")
+            return False
+        self.send({"event": "timing", "times_ms": times})
+        return True
+
+    # -- helpers -------------------------------------------------------------------------------------------
+    def _sync(self) -> None:
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+
+    def _wait_for(self) -> str:
+        return sys.stdin.readline().strip()
+
+    def _poison_freed_memory(self) -> None:
+        n = max(self._last_output_bytes * 2, 1 << 20) // 4
+        junk = torch.full((n,), float("nan"), device=self.device)
+        del junk
+
+
+def _harden(request: dict) -> None:
+    """Resource limits for this process and its children (documented in docs/SECURITY.md)."""
+    import resource
+
+    limits = request.get("limits", {})
+    for name, value in (("RLIMIT_FSIZE", limits.get("file_bytes")), ("RLIMIT_CPU", limits.get("cpu_s")),
+                        ("RLIMIT_AS", limits.get("address_space_bytes")), ("RLIMIT_CORE", 0)):
+        if value is None:
+            continue
+        try:
+            resource.setrlimit(getattr(resource, name), (int(value), int(value)))
+        except (ValueError, OSError):
+            pass
+
+
+def main() -> int:
+    result_fd = int(sys.argv[1])
+    request = json.loads(sys.stdin.readline())
+    _harden(request)
+    worker = Worker(result_fd, request)
+    if not worker.compile():
+        return 0
+    worker.send({"event": "stage", "stage": "correctness"})
+    if not worker.run_trials(request["trials"]):
+        return 0
+    if worker._wait_for() != "time":
+        return 0
+    if not worker.time():
+        return 0
+    if request.get("recheck"):
+        worker.send({"event": "stage", "stage": "recheck"})
+        if not worker.run_trials(request["recheck"]):
+            return 0
+    worker.send({"event": "done"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""2D convolution with an asymmetric 3x7 kernel and matching (1, 3) padding."""
+import torch
+import torch.nn as nn
+
+KERNELGYM = {
+    "category": "Convolution",
+    "dtype": "float32",
+    "flops": "2 * N * COUT * H * W * CIN * KH * KW",
+    "bytes": "4 * (N * CIN * H * W + COUT * CIN * KH * KW + COUT + N * COUT * H * W)",
+    "small": {"N": 2, "CIN": 3, "COUT": 4, "H": 6, "W": 10},
+    "atol": 1e-2, "rtol": 1e-2,
+}
+
+N = 16
+CIN = 32
+COUT = 64
+H = 160
+W = 256
+KH = 3
+KW = 7
+
+
+class Model(nn.Module):
+    """nn.Conv2d(CIN, COUT, (3, 7), padding=(1, 3))."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(CIN, COUT, (KH, KW), padding=(KH // 2, KW // 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(N, CIN, H, W)]
+
+
+def get_init_inputs():
+    return []
