@@ -9,5 +9,8 @@ __version__ = "0.1.0"
 
 from kernelgym.judge import EvalResult, evaluate  # noqa: E402
 from kernelgym.tasks import CATEGORIES, Task, TaskError, TaskSet, load_tasks  # noqa: E402
+from kernelgym.envs.registration import register_envs  # noqa: E402
+
+register_envs()
 
 __all__ = ["__version__", "CATEGORIES", "EvalResult", "Task", "TaskError", "TaskSet", "evaluate", "load_tasks"]

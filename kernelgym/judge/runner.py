@@ -119,6 +119,7 @@ class Judge:
         t0 = time.monotonic()
         result.stage = "static"
         try:
+            compile(source, "candidate.py", "exec", dont_inherit=True)  # syntax, always checked
             flags = guards.check_source(source, backend) if self.static_checks else []
         except SyntaxError as exc:
             raise _Verdict("compile_error", f"syntax error at line {exc.lineno}: {exc.msg}") from None

@@ -1,0 +1,180 @@
+"""Command line: ``kernelgym demo | tasks list|lint|show | eval``.
+
+Every subcommand has ``--help``. User errors (unknown task id, unreadable file, bad option) print one line on
+stderr starting with ``kernelgym: error:`` and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _load(path: str | None):
+    from kernelgym.tasks import load_tasks
+
+    return load_tasks(path)
+
+
+# -- demo --------------------------------------------------------------------------------------------------
+def cmd_demo(args) -> int:
+    """One episode of KernelBench-L1-v0 answered by the replay policy with a bundled solution."""
+    import gymnasium as gym
+
+    import kernelgym  # noqa: F401  (registers the ids)
+    from kernelgym.data.policies import ReplayPolicy
+
+    policy = ReplayPolicy()
+    env = gym.make("KernelBench-L1-v0", max_turns=args.turns, device=args.device, profile=args.profile)
+    solved = [t for t in env.unwrapped.tasks.ids if policy.has(t)]
+    if not solved:
+        raise CliError("no bundled level-1 solution found under tasks/solutions/triton/L1")
+    task_id = args.task or solved[0]
+    obs, info = env.reset(seed=args.seed, options={"task_id": task_id})
+    print(f"== task {task_id} on {env.unwrapped.device}")
+    print("== observation: prompt (first 40 lines)")
+    print("\n".join(obs["prompt"].splitlines()[:40]))
+    print("   ...")
+    answer = policy(obs)
+    obs, reward, terminated, truncated, info = env.step(answer)
+    result = info["result"]
+    print("== verdict")
+    print(obs["feedback"])
+    print(f"== reward {reward:.3f}  terminated={terminated}  truncated={truncated}")
+    print("== stage durations (s): " + ", ".join(f"{k}={v:.2f}" for k, v in result["durations"].items()))
+    env.close()
+    return 0 if result["status"] == "ok" else 1
+
+
+# -- tasks -------------------------------------------------------------------------------------------------
+def cmd_tasks_list(args) -> int:
+    from kernelgym.tasks import CATEGORIES
+
+    tasks = _select(_load(args.path), args)
+    if args.ids:
+        for t in tasks:
+            print(f"{t.id}\t{t.category}\t{t.dtype}")
+        return 0
+    counts = tasks.counts()
+    prefixes = sorted({p for p, _ in counts})
+    width = max(len(c) for c in CATEGORIES)
+    print(f"{'category':<{width}} " + " ".join(f"{p:>5}" for p in prefixes) + "  total")
+    for cat in CATEGORIES:
+        row = [counts.get((p, cat), 0) for p in prefixes]
+        print(f"{cat:<{width}} " + " ".join(f"{n:>5}" for n in row) + f"  {sum(row):>5}")
+    totals = [sum(n for (p, _), n in counts.items() if p == q) for q in prefixes]
+    print(f"{'total':<{width}} " + " ".join(f"{n:>5}" for n in totals) + f"  {sum(totals):>5}")
+    return 0
+
+
+def cmd_tasks_show(args) -> int:
+    task = _load(args.path).get(args.task_id)
+    print(json.dumps({k: v for k, v in task.to_dict().items() if k != "source"}, indent=1))
+    print(task.source)
+    return 0
+
+
+def cmd_tasks_lint(args) -> int:
+    from kernelgym.lint import lint_tasks
+
+    tasks = _select(_load(args.path), args)
+    reports = lint_tasks(tasks, device=args.device, jobs=args.jobs)
+    failed = [r for r in reports if not r.ok]
+    for r in reports:
+        if not r.ok or args.verbose:
+            print(r.render())
+    print(f"{len(reports) - len(failed)} passed, {len(failed)} failed")
+    if args.json:
+        Path(args.json).write_text(json.dumps([r.to_dict() for r in reports], indent=1))
+    return 1 if failed else 0
+
+
+def _select(tasks, args):
+    levels = [int(x) for x in args.level] if getattr(args, "level", None) else None
+    cats = args.category or None
+    return tasks.select(levels=levels, categories=cats, pattern=getattr(args, "pattern", None))
+
+
+# -- eval --------------------------------------------------------------------------------------------------
+def cmd_eval(args) -> int:
+    from kernelgym.judge.runner import Judge
+
+    target = Path(args.candidate)
+    if not target.is_file():
+        raise CliError(f"cannot read candidate file {target}")
+    task = _load(args.tasks).get(args.task)
+    result = Judge(device=args.device).evaluate(task, target.read_text(), backend=args.backend, profile=args.profile)
+    if args.json:
+        print(result.to_json())
+    else:
+        from kernelgym.envs.prompt import render_feedback
+
+        print(render_feedback(result.to_dict()))
+    return 0 if result.correct else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kernelgym", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", help="run one episode with a bundled solution and print what happens")
+    p.add_argument("--task", help="task id (default: the first level-1 task with a bundled solution)")
+    p.add_argument("--device", default=None, help="cpu or cuda[:i] (default: GPU if present)")
+    p.add_argument("--profile", default="quick", choices=["quick", "full"])
+    p.add_argument("--turns", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_demo)
+
+    tasks = sub.add_parser("tasks", help="list, show or lint tasks").add_subparsers(dest="tasks_command",
+                                                                                    required=True)
+    for name, func, helptext in (("list", cmd_tasks_list, "counts per level x category (or --ids)"),
+                                 ("lint", cmd_tasks_lint, "check tasks for determinism, degeneracy, shapes")):
+        p = tasks.add_parser(name, help=helptext)
+        p.add_argument("--path", default=None, help="task folder, file or parquet (default: bundled suite)")
+        p.add_argument("--level", action="append", help="keep this level (repeatable)")
+        p.add_argument("--category", action="append", help="keep this category (repeatable)")
+        p.add_argument("--pattern", help="fnmatch pattern over task ids, e.g. 'L2/*conv*'")
+        p.set_defaults(func=func)
+        if name == "list":
+            p.add_argument("--ids", action="store_true", help="print one task id per line instead of counts")
+        else:
+            p.add_argument("--device", default="cpu", help="cpu (small shapes) or cuda (default shapes)")
+            p.add_argument("--jobs", type=int, default=1, help="parallel lint processes")
+            p.add_argument("--json", help="write the full report to this file")
+            p.add_argument("-v", "--verbose", action="store_true", help="print passing tasks too")
+    p = tasks.add_parser("show", help="print one task's metadata and source")
+    p.add_argument("task_id")
+    p.add_argument("--path", default=None)
+    p.set_defaults(func=cmd_tasks_show)
+
+    p = sub.add_parser("eval", help="evaluate one candidate file for one task")
+    p.add_argument("task", help="task id, e.g. L1/1_matmul_square")
+    p.add_argument("candidate", help="a Python file (or raw LLM answer) defining ModelNew")
+    p.add_argument("--tasks", default=None, help="task folder/file/parquet (default: bundled suite)")
+    p.add_argument("--backend", default="triton", choices=["triton", "cuda"])
+    p.add_argument("--profile", default="quick", choices=["quick", "full"])
+    p.add_argument("--device", default=None)
+    p.add_argument("--json", action="store_true", help="print the EvalResult as JSON")
+    p.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kernelgym.tasks import TaskError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CliError, TaskError, ValueError, OSError) as exc:
+        print(f"kernelgym: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

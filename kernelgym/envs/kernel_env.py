@@ -1,0 +1,171 @@
+"""KernelEnv: one kernel-optimisation task per episode, one candidate program per step."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Protocol
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from kernelgym.envs.prompt import render_feedback, render_prompt
+from kernelgym.envs.spaces import AnyText
+from kernelgym.judge.result import EvalResult
+from kernelgym.rewards import get_reward
+from kernelgym.tasks import Task, TaskSet, load_tasks
+
+MAX_TEXT = 1_000_000
+MAX_ACTION = 200_000
+
+
+class Evaluator(Protocol):
+    """Anything that turns (task, text) into an EvalResult: the local :class:`~kernelgym.judge.runner.Judge`, or
+    the Ray pool from :mod:`kernelgym.distributed`."""
+
+    def evaluate(self, task: Task, text: str, backend: str = "triton", profile: str = "quick") -> EvalResult: ...
+
+
+class KernelEnv(gym.Env):
+    """Write a faster kernel for a PyTorch reference program.
+
+    Each episode picks one task (``reset(options={"task_id": ...})`` or at random with the reset seed). Each step
+    takes the policy's answer (any string: raw LLM text or a Python file defining ``ModelNew``), evaluates it in an
+    isolated worker, and returns:
+
+    * **observation** (``Dict``): ``task_id``, ``reference`` (source), ``hardware`` (JSON text), ``feedback`` (the
+      last verdict rendered for an LLM, empty after reset), ``prompt`` (a ready-made prompt holding all of that),
+      ``turn`` (attempts made so far) and ``best_speedup`` (best speedup of a correct attempt so far, 0 if none).
+    * **reward**: ``reward_fn(result, history)`` (default ``"speedup"``; see :mod:`kernelgym.rewards`).
+    * **terminated**: the attempt is correct and reaches ``target_speedup`` (on the CPU interpreter, where speed is
+      not measured, a correct attempt ends the episode).
+    * **truncated**: ``max_turns`` attempts were made without terminating.
+    * **info**: ``result`` (the EvalResult as a dict), ``task_id``, ``turn``.
+
+    ``step`` never raises because of the action's content; it raises only when called on a finished episode or
+    before ``reset``.
+
+    Args:
+        tasks: a :class:`TaskSet`, a path for :func:`load_tasks`, or ``None`` for the bundled suite.
+        levels, categories, task_ids, pattern: narrow the task set (see :meth:`TaskSet.select`).
+        backend: ``"triton"`` or ``"cuda"``.
+        max_turns: attempts per episode.
+        reward: a registered reward name (``"speedup"``, ``"fast_p:1.5"``, ``"correct"``, ``"shaped"``) or a callable.
+        profile: evaluation profile (``"quick"`` or ``"full"``).
+        device: evaluation device (default: GPU 0 if present, else CPU).
+        evaluator: an object with ``evaluate(task, text, backend, profile)``; default: a local Judge on ``device``.
+        target_speedup: the goal that terminates an episode.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, tasks: TaskSet | str | None = None, levels: Iterable[int] | None = None,
+                 categories: Iterable[str] | None = None, task_ids: Iterable[str] | None = None,
+                 pattern: str | None = None, backend: str = "triton", max_turns: int = 4,
+                 reward: Any = "speedup", profile: str = "quick", device: str | None = None,
+                 evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None):
+        if backend not in ("triton", "cuda"):
+            raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+        if int(max_turns) < 1:
+            raise ValueError("max_turns must be at least 1")
+        taskset = tasks if isinstance(tasks, TaskSet) else load_tasks(tasks)
+        self.tasks = taskset.select(levels=levels, categories=categories, ids=task_ids, pattern=pattern)
+        if len(self.tasks) == 0:
+            raise ValueError("no task matches the given selection")
+        self.backend = backend
+        self.max_turns = int(max_turns)
+        self.reward_fn = get_reward(reward)
+        self.profile = profile
+        if evaluator is None:
+            from kernelgym.judge.runner import Judge
+
+            evaluator = Judge(device=device)
+        self.evaluator = evaluator
+        self.device = getattr(evaluator, "device", device) or "cpu"
+        self.target_speedup = float(target_speedup)
+        self.render_mode = render_mode
+        self._hardware_json: str | None = None
+
+        self.observation_space = spaces.Dict({
+            "task_id": AnyText(max_length=512, min_length=0),
+            "reference": AnyText(max_length=MAX_TEXT, min_length=0),
+            "hardware": AnyText(max_length=MAX_TEXT, min_length=0),
+            "feedback": AnyText(max_length=MAX_TEXT, min_length=0),
+            "prompt": AnyText(max_length=MAX_TEXT, min_length=0),
+            "turn": spaces.Discrete(self.max_turns + 1),
+            "best_speedup": spaces.Box(0.0, 1e6, shape=(1,), dtype=np.float32),
+        })
+        self.action_space = AnyText(max_length=MAX_ACTION, min_length=0)
+        self.task: Task | None = None
+        self.history: list[EvalResult] = []
+        self._done = True
+        self._feedback = ""
+
+    # -- gym API --------------------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        if "task_id" in options:
+            self.task = self.tasks.get(options["task_id"])
+        else:
+            self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        self.history = []
+        self._feedback = ""
+        self._done = False
+        return self._observation(), {"task_id": self.task.id, "task": _task_info(self.task)}
+
+    def step(self, action: Any):
+        if self.task is None:
+            raise RuntimeError("call reset() before step()")
+        if self._done:
+            raise RuntimeError("the episode has ended; call reset()")
+        text = action if isinstance(action, str) else str(action)
+        result = self.evaluator.evaluate(self.task, text, backend=self.backend, profile=self.profile)
+        reward = float(self.reward_fn(result, list(self.history)))
+        self.history.append(result)
+        turn = len(self.history)
+        terminated = result.correct and (not result.timing_meaningful
+                                         or (result.speedup or 0.0) >= self.target_speedup)
+        truncated = (not terminated) and turn >= self.max_turns
+        self._done = terminated or truncated
+        self._feedback = render_feedback(result.to_dict())
+        info = {"result": result.to_dict(), "task_id": self.task.id, "turn": turn}
+        return self._observation(), reward, bool(terminated), bool(truncated), info
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self._observation()["prompt"] if self.task else ""
+        return None
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    @property
+    def best_speedup(self) -> float:
+        return max((r.speedup or 0.0 for r in self.history if r.correct and r.timing_meaningful), default=0.0)
+
+    def hardware_json(self) -> str:
+        if self._hardware_json is None:
+            from kernelgym.hardware import detect
+
+            self._hardware_json = detect(self.device if self.device != "cpu" else "cpu").to_json()
+        return self._hardware_json
+
+    def _observation(self) -> dict:
+        import json
+
+        hardware = self.hardware_json()
+        turn = len(self.history)
+        prompt = render_prompt(self.task, json.loads(hardware), self.backend, self._feedback,
+                               min(turn, self.max_turns - 1), self.max_turns)
+        return {
+            "task_id": self.task.id,
+            "reference": self.task.source,
+            "hardware": hardware,
+            "feedback": self._feedback,
+            "prompt": prompt,
+            "turn": turn,
+            "best_speedup": np.array([self.best_speedup], dtype=np.float32),
+        }
+
+
+def _task_info(task: Task) -> dict:
+    return {"id": task.id, "level": task.level, "category": task.category, "dtype": task.dtype,
+            "atol": task.atol, "rtol": task.rtol}

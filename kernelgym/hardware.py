@@ -1,0 +1,89 @@
+"""HardwareSpec: the device a kernel will run on, as the policy sees it.
+
+On a GPU: the detected name, SM count, memory, L2 size, clocks and compute capability, plus the vendor peak rates
+from :data:`PEAKS` (dense, no sparsity; TFLOP/s and TB/s). Without a GPU: the CPU, marked as running Triton through
+its interpreter. Peaks are datasheet leads; measured ceilings (copy bandwidth, matmul rate) can be attached with
+:meth:`HardwareSpec.with_measured`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass, field, replace
+
+#: Vendor peak rates (dense): memory bandwidth TB/s and TFLOP/s per precision.
+PEAKS: dict[str, dict[str, float]] = {
+    "H200": {"bandwidth_tbs": 4.8, "fp32": 67.0, "tf32": 494.7, "bf16": 989.4, "fp16": 989.4, "fp8": 1978.9,
+             "int8": 1978.9},
+    "H100": {"bandwidth_tbs": 3.35, "fp32": 67.0, "tf32": 494.7, "bf16": 989.4, "fp16": 989.4, "fp8": 1978.9,
+             "int8": 1978.9},
+    "A100": {"bandwidth_tbs": 2.04, "fp32": 19.5, "tf32": 156.0, "bf16": 312.0, "fp16": 312.0, "fp8": 0.0,
+             "int8": 624.0},
+    "L40S": {"bandwidth_tbs": 0.864, "fp32": 91.6, "tf32": 183.0, "bf16": 362.0, "fp16": 362.0, "fp8": 733.0,
+             "int8": 733.0},
+    "B200": {"bandwidth_tbs": 8.0, "fp32": 80.0, "tf32": 1100.0, "bf16": 2250.0, "fp16": 2250.0, "fp8": 4500.0,
+             "int8": 4500.0},
+}
+
+
+def match_peaks(name: str) -> tuple[str | None, dict[str, float]]:
+    """The peak table entry whose key appears in a device name (``"NVIDIA H200"`` → ``"H200"``)."""
+    upper = name.upper()
+    for key in sorted(PEAKS, key=len, reverse=True):
+        if key in upper:
+            return key, dict(PEAKS[key])
+    return None, {}
+
+
+@dataclass(frozen=True)
+class HardwareSpec:
+    kind: str                      # "gpu" or "cpu"
+    name: str
+    device: str                    # torch device string
+    sm_count: int | None = None
+    memory_gb: float | None = None
+    l2_mb: float | None = None
+    sm_clock_mhz: float | None = None
+    compute_capability: str | None = None
+    peak_key: str | None = None
+    peaks: dict = field(default_factory=dict)
+    measured: dict = field(default_factory=dict)
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def with_measured(self, **figures: float) -> "HardwareSpec":
+        return replace(self, measured={**self.measured, **figures})
+
+    def ceiling(self, what: str) -> float | None:
+        """Measured ceiling if known, else the vendor peak: ``"bandwidth_tbs"`` or a precision name."""
+        return self.measured.get(what) or self.peaks.get(what) or None
+
+
+def detect(device: str | None = None) -> HardwareSpec:
+    """Describe ``device`` (default: GPU 0 if there is one, else the CPU)."""
+    import torch
+
+    if device is None:
+        device = "cuda:0" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return HardwareSpec(kind="cpu", name=platform.processor() or platform.machine(), device="cpu",
+                            sm_count=os.cpu_count(),
+                            note="no GPU: Triton kernels run on the CPU through the Triton interpreter at small "
+                                 "shapes; correctness is real, timings are not GPU figures")
+    props = torch.cuda.get_device_properties(torch.device(device))
+    key, peaks = match_peaks(props.name)
+    clock = getattr(props, "clock_rate", None)
+    return HardwareSpec(
+        kind="gpu", name=props.name, device=device, sm_count=props.multi_processor_count,
+        memory_gb=round(props.total_memory / 1e9, 1),
+        l2_mb=round(getattr(props, "L2_cache_size", 0) / 2**20, 1) or None,
+        sm_clock_mhz=(clock / 1000) if clock else None,
+        compute_capability=f"{props.major}.{props.minor}", peak_key=key, peaks=peaks,
+        note="" if key else "no peak-table entry for this GPU: IOU/MFU need measured ceilings")

@@ -1,0 +1,188 @@
+"""Task linter: catches task bugs that would make rewards meaningless.
+
+Checks, per task (each a named line in the report):
+
+* ``load``          the file loads; metadata valid; a small-shape variant exists; FLOPs/bytes formulas evaluate > 0
+* ``init``          two builds under the same seed hold identical parameters and buffers
+* ``deterministic`` the same seed gives the same inputs and bit-identical outputs
+* ``seed_varies``   different seeds give different outputs (``statistical`` tasks: different samples)
+* ``nonconstant``   an all-zero answer and a constant answer (the reference's mean) both FAIL the task's own
+                    comparison, for every trial; so does the output magnitude check: mean |output| ≥ 10 × atol
+* ``speed``         CPU (small shapes): the reference forward takes < ``max_small_s``.
+                    GPU (default shapes): eager runtime within [1, 50] ms; implied bandwidth (bytes / time) and
+                    FLOP rate (flops / time) below the device's ceilings (else the formulas over-count)
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from kernelgym.tasks import Task, TaskError
+
+RUNTIME_BAND_MS = (1.0, 50.0)
+
+
+@dataclass
+class LintReport:
+    task_id: str
+    checks: dict = field(default_factory=dict)   # name -> (ok, detail)
+    figures: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(ok for ok, _ in self.checks.values())
+
+    def add(self, name: str, ok: bool, detail: str = "") -> None:
+        self.checks[name] = (bool(ok), detail)
+
+    def render(self) -> str:
+        bad = [f"{n}: {d}" for n, (ok, d) in self.checks.items() if not ok]
+        head = "PASS" if self.ok else "FAIL"
+        return f"{head} {self.task_id}" + ("" if self.ok else " -- " + "; ".join(bad))
+
+    def to_dict(self) -> dict:
+        return {"task_id": self.task_id, "ok": self.ok,
+                "checks": {n: {"ok": ok, "detail": d} for n, (ok, d) in self.checks.items()},
+                "figures": self.figures}
+
+
+def lint_task(task: Task, device: str = "cpu", max_small_s: float = 2.0) -> LintReport:
+    """Run every check on one task; never raises (a crash in the task is a failed check)."""
+    report = LintReport(task.id)
+    try:
+        _lint(task, device, max_small_s, report)
+    except Exception as exc:  # noqa: BLE001 - a task that crashes is a lint failure, reported
+        report.add("crash", False, f"{type(exc).__name__}: {str(exc)[:300]}")
+    return report
+
+
+def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> None:
+    import torch
+
+    from kernelgym.judge.correctness import compare_outputs
+    from kernelgym.judge.inputs import as_tuple, build_model, make_inputs
+
+    small = device == "cpu"
+    if small and not task.small:
+        report.add("load", False, "no small-shape variant (KERNELGYM['small'])")
+        return
+    try:
+        module = task.load_module(small=small)
+        flops, nbytes = task.evaluate_formula("flops", small), task.evaluate_formula("bytes", small)
+    except TaskError as exc:
+        report.add("load", False, str(exc))
+        return
+    missing = [w for w, v in (("flops", flops), ("bytes", nbytes)) if v is None or v <= 0]
+    report.add("load", not missing, f"missing or non-positive formula(s): {', '.join(missing)}" if missing else "")
+
+    def state(model):
+        return {k: v.detach().clone() for k, v in model.state_dict().items()} if isinstance(model, torch.nn.Module) \
+            else {}
+
+    m1 = build_model(module, module.Model, 7, device, task.dtype)
+    m2 = build_model(module, module.Model, 7, device, task.dtype)
+    s1, s2 = state(m1), state(m2)
+    same_init = s1.keys() == s2.keys() and all(torch.equal(s1[k], s2[k]) for k in s1)
+    report.add("init", same_init, "" if same_init else "parameters differ between two builds under one seed")
+
+    def run(seed):
+        with torch.no_grad():
+            return tuple(o.detach().clone() if torch.is_tensor(o) else o
+                         for o in as_tuple(m1(*make_inputs(module, seed, device))))
+
+    t0 = time.perf_counter()
+    a = run(1)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    first_s = time.perf_counter() - t0
+    b, c = run(1), run(2)
+    if task.check == "statistical":
+        det = True  # random tasks need only be seedable in distribution
+    else:
+        det = all(_equal(x, y) for x, y in zip(a, b))
+    report.add("deterministic", det, "" if det else "same seed gave different outputs")
+    varies = any(not _equal(x, y) for x, y in zip(a, c))
+    report.add("seed_varies", varies, "" if varies else "the output does not depend on the seed")
+
+    reasons = []
+    for seed, outs, other in ((1, a, c), (2, c, a)):
+        # the constant answer is input-independent: the other seed's mean (or value, for scalars)
+        zeros = tuple(torch.zeros_like(o) if torch.is_tensor(o) else 0.0 for o in outs)
+        const = tuple(torch.full_like(o, float(p.float().mean())) if torch.is_tensor(o) and o.is_floating_point()
+                      else p for o, p in zip(outs, other))
+        if compare_outputs(outs, zeros, task.atol, task.rtol, task.check).ok:
+            reasons.append(f"an all-zero answer passes (seed {seed})")
+        if any(torch.is_tensor(o) and o.is_floating_point() for o in outs) and \
+                compare_outputs(outs, const, task.atol, task.rtol, task.check).ok:
+            reasons.append(f"a constant answer passes (seed {seed})")
+    mags = [float(o.float().abs().mean()) for o in a if torch.is_tensor(o) and o.numel()]
+    magnitude = max(mags) if mags else 0.0
+    report.figures["mean_abs_output"] = magnitude
+    if task.check == "allclose" and task.atol > 0 and magnitude < 10 * task.atol:
+        reasons.append(f"mean |output| {magnitude:.3g} is under 10x atol ({task.atol:g})")
+    report.add("nonconstant", not reasons, "; ".join(reasons))
+
+    if small:
+        report.figures["small_forward_s"] = first_s
+        report.add("speed", first_s < max_small_s, f"small-shape forward took {first_s:.2f} s" if first_s >= max_small_s
+                   else "")
+    else:
+        _lint_gpu_speed(task, module, m1, device, flops, nbytes, report)
+
+
+def _lint_gpu_speed(task, module, model, device, flops, nbytes, report) -> None:
+    from kernelgym.hardware import detect
+    from kernelgym.judge.inputs import make_inputs
+    from kernelgym.judge.timing import TimingConfig, summarize, time_calls
+
+    times = time_calls(model, lambda i: make_inputs(module, 100 + i, device), device,
+                       TimingConfig(warmup=3, min_runs=10, max_runs=50, budget_s=3.0, rel_ci=0.02))
+    ms = summarize(times)["median_ms"]
+    spec = detect(device)
+    report.figures["eager_ms"] = ms
+    problems = []
+    lo, hi = RUNTIME_BAND_MS
+    if not lo <= ms <= hi:
+        problems.append(f"eager runtime {ms:.3g} ms outside [{lo:g}, {hi:g}] ms")
+    if nbytes:
+        tbs = nbytes / (ms * 1e-3) / 1e12
+        report.figures["implied_tbs"] = tbs
+        ceiling = spec.ceiling("bandwidth_tbs")
+        if ceiling and tbs > ceiling:
+            problems.append(f"implied bandwidth {tbs:.2f} TB/s above the {ceiling:.2f} TB/s ceiling")
+    if flops:
+        tfs = flops / (ms * 1e-3) / 1e12
+        report.figures["implied_tflops"] = tfs
+        prec = {"float32": "tf32", "float16": "fp16", "bfloat16": "bf16", "int8": "int8"}.get(task.dtype, "fp32")
+        ceiling = spec.ceiling(prec)
+        if ceiling and tfs > ceiling:
+            problems.append(f"implied {tfs:.1f} TFLOP/s above the {prec} ceiling {ceiling:.0f}")
+    report.add("speed", not problems, "; ".join(problems))
+
+
+def _equal(x, y) -> bool:
+    import torch
+
+    if torch.is_tensor(x) and torch.is_tensor(y):
+        return x.shape == y.shape and x.dtype == y.dtype and bool(torch.equal(x.nan_to_num(), y.nan_to_num()))
+    return x == y
+
+
+def _lint_one(args):
+    task_dict, device = args
+    return lint_task(Task.from_dict(task_dict), device).to_dict()
+
+
+def lint_tasks(tasks, device: str = "cpu", jobs: int = 1) -> list[LintReport]:
+    """Lint every task; ``jobs > 1`` spreads tasks over processes (CPU only)."""
+    if jobs <= 1 or device != "cpu":
+        return [lint_task(t, device) for t in tasks]
+    with ProcessPoolExecutor(jobs) as pool:
+        dicts = list(pool.map(_lint_one, [(t.to_dict(), device) for t in tasks]))
+    out = []
+    for d in dicts:
+        r = LintReport(d["task_id"], {n: (c["ok"], c["detail"]) for n, c in d["checks"].items()}, d["figures"])
+        out.append(r)
+    return out

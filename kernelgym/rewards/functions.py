@@ -1,0 +1,106 @@
+"""The built-in rewards. Each docstring states the formula; docs/REWARDS.md repeats them with examples."""
+
+from __future__ import annotations
+
+import math
+
+from kernelgym.rewards.registry import register_reward
+
+
+def _get(result, name):
+    return result.get(name) if isinstance(result, dict) else getattr(result, name)
+
+
+def _is_correct(result) -> bool:
+    return _get(result, "status") == "ok"
+
+
+def _speedup(result) -> float | None:
+    """The speedup to reward: ``None`` unless it was measured meaningfully (on a GPU)."""
+    s = _get(result, "speedup")
+    if s is None or not _get(result, "timing_meaningful") or not math.isfinite(s) or s <= 0:
+        return None
+    return float(s)
+
+
+def speedup_reward(cap: float = 10.0):
+    """Correctness-gated, bounded speedup reward (the default).
+
+    * not correct (any status but ``ok``): ``0.0``
+    * correct: ``0.3 + 0.7 * clip(log2(speedup) / log2(cap), 0, 1)`` with speedup over eager PyTorch; a correct kernel
+      slower than eager earns 0.3, one ``cap``× faster (default 10×) earns 1.0. When timing is not meaningful
+      (CPU interpreter) a correct kernel earns 0.3.
+
+    Range [0, 1]; any correct kernel (≥ 0.3) beats any incorrect or rejected one (0).
+    """
+    if cap <= 1:
+        raise ValueError("cap must be > 1")
+
+    def reward(result, history=()) -> float:
+        if not _is_correct(result):
+            return 0.0
+        s = _speedup(result)
+        bonus = 0.0 if s is None else min(max(math.log2(s) / math.log2(cap), 0.0), 1.0)
+        return 0.3 + 0.7 * bonus
+
+    return reward
+
+
+def fast_p_reward(p: float = 1.0):
+    """``1.0`` if correct and speedup > p over eager, else ``0.0`` (KernelBench's fast_p as a reward).
+
+    With ``p = 0`` this is the correctness reward. Unmeasured speedups (CPU) count as not fast for ``p > 0``.
+    """
+
+    def reward(result, history=()) -> float:
+        if not _is_correct(result):
+            return 0.0
+        if p <= 0:
+            return 1.0
+        s = _speedup(result)
+        return 1.0 if s is not None and s > p else 0.0
+
+    return reward
+
+
+def correct_reward():
+    """``1.0`` if correct (status ``ok``), else ``0.0``."""
+
+    def reward(result, history=()) -> float:
+        return 1.0 if _is_correct(result) else 0.0
+
+    return reward
+
+
+def shaped_reward(cap: float = 10.0):
+    """Tiers for dense early signal:
+
+    * ``rejected`` by the anti-hack guards: ``-1.0`` (below a plain failure, so gaming never pays)
+    * format / syntax / compile errors, timeouts, crashes: ``0.0``
+    * compiled but wrong or raised at run time: ``0.1``
+    * correct: ``0.5 + 0.5 * clip(log2(speedup) / log2(cap), 0, 1)`` (0.5 when unmeasured or not faster)
+    * bonus ``+0.1`` (still capped at 1.0) when this attempt beats the best correct speedup so far in ``history``.
+    """
+
+    def reward(result, history=()) -> float:
+        status = _get(result, "status")
+        if status == "rejected":
+            return -1.0
+        if status in ("incorrect", "runtime_error"):
+            return 0.1
+        if status != "ok":
+            return 0.0
+        s = _speedup(result)
+        value = 0.5 + 0.5 * (0.0 if s is None else min(max(math.log2(s) / math.log2(cap), 0.0), 1.0))
+        best = max((_speedup(h) or 0.0 for h in history if _is_correct(h)), default=None)
+        if s is not None and best is not None and s > best:
+            value += 0.1
+        return min(value, 1.0)
+
+    return reward
+
+
+register_reward("speedup", speedup_reward)
+register_reward("fast_p", fast_p_reward)
+register_reward("correct", correct_reward)
+register_reward("shaped", shaped_reward)

@@ -1,0 +1,87 @@
+"""Every way a candidate can fail gives its own status and message, through gym.make, and never breaks the env.
+
+These run real Triton kernels under the CPU interpreter in real worker processes. The crash cases run with the
+static guards off, so they prove the run-time isolation on its own (test_static_guards proves the guards too).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import kernelgym  # noqa: F401
+from conftest import DATA, GOOD, candidate, worker_processes
+from kernelgym.judge.profiles import get_profile
+from kernelgym.judge.runner import Judge
+
+SHORT = get_profile("quick").with_overrides(compile_timeout_s=20, cpu_correctness_timeout_s=20, startup_timeout_s=60)
+
+CASES = {
+    # name: (candidate text, expected status, words expected in the message)
+    "syntax_error": (candidate(expr="tl.maximum(x, 0.0) *"), "compile_error", "syntax error"),
+    "import_error": (candidate(imports="import triton_no_such_module"), "compile_error", "No module named"),
+    "wrong_values": (candidate(expr="tl.maximum(x, 0.0) * 2.0"), "incorrect", "elements outside"),
+    "wrong_shape": (candidate(ret="y[:1]"), "incorrect", "shape"),
+    "nan_output": (candidate(expr="(x - x) / (x - x)"), "incorrect", "NaN positions differ"),
+    "python_exception": (candidate(pre="raise RuntimeError('boom from the candidate')"), "runtime_error",
+                         "boom from the candidate"),
+    "infinite_loop": (candidate(pre="while True: pass"), "timeout", "exceeded"),
+    "os_abort": (candidate(imports="import os", pre="os.abort()"), "crashed", "SIGABRT"),
+    "sys_exit": (candidate(imports="import sys", pre="sys.exit(0)"), "runtime_error", "SystemExit"),
+    "os_exit": (candidate(imports="import os", pre="os._exit(0)"), "crashed", "exited with code 0"),
+    "no_modelnew": ("I could not write a kernel, sorry.", "compile_error", "ModelNew"),
+}
+
+
+@pytest.fixture(scope="module")
+def unguarded_judge(tmp_path_factory):
+    return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False)
+
+
+def make_env(judge):
+    return gym.make("KernelBench-L1-v0", tasks=str(DATA / "tasks"), evaluator=judge, profile=SHORT, max_turns=2)
+
+
+def test_correct_kernel_passes_every_trial(judge, relu_task):
+    result = judge.evaluate(relu_task, GOOD, profile=SHORT)
+    assert result.status == "ok", result.message + result.log_tail
+    assert result.correct and result.compiled
+    assert len(result.trials) == SHORT.trials + SHORT.outlier_trials
+    assert {t["stage"] for t in result.trials} == {"standard", "outlier"}
+    assert result.timing_meaningful is False and "not meaningful" in result.message
+    assert result.runtime_ms > 0 and result.baseline_ms > 0
+    assert set(result.durations) >= {"format", "static", "compile", "correctness", "timing", "total"}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, unguarded_judge):
+    text, status, words = CASES[name]
+    env = make_env(unguarded_judge)
+    env.reset(seed=0, options={"task_id": "L1/1_scaled_relu"})
+    _, bad_reward, terminated, truncated, info = env.step(text)
+    result = info["result"]
+    assert result["status"] == status, (result["message"], result["log_tail"][-800:])
+    assert words in result["message"], result["message"]
+    assert not terminated and not truncated
+    obs, good_reward, terminated, _, info = env.step(GOOD)
+    assert info["result"]["status"] == "ok", info["result"]["message"]
+    assert good_reward > bad_reward
+    assert terminated  # correct on the CPU interpreter ends the episode
+    assert worker_processes() == []
+
+
+def test_cuda_candidate_on_cpu_is_unsupported(judge, relu_task):
+    result = judge.evaluate(relu_task, "```python\nfrom torch.utils.cpp_extension import load_inline\n"
+                                       "src = '__global__ void k() {}'\nclass ModelNew: pass\n```", backend="cuda")
+    assert result.status == "unsupported"
+    assert "no GPU" in result.message
+
+
+def test_result_round_trips_through_json(judge, relu_task):
+    from kernelgym.judge.result import EvalResult
+
+    result = judge.evaluate(relu_task, candidate(expr="x"), profile=SHORT)
+    again = EvalResult.from_json(result.to_json())
+    assert again.to_dict() == result.to_dict()
+    assert result.status == "incorrect" and result.trials and not result.trials[-1]["ok"]
+    assert result.trials[-1]["worst_index"] is not None
