@@ -95,6 +95,9 @@ def _check_imports(tree: ast.Module, flags: list) -> None:
 
 
 def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
+    # names bound by `from torch... import matmul [as mm]`: calling them is calling torch
+    torch_names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                   and (n.module or "").split(".")[0] == "torch" for a in n.names if a.name in TORCH_COMPUTE}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
@@ -102,10 +105,10 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
                 _flag(flags, "forbidden_call", f"calls {func.id}(): dynamic code and attribute access are not allowed")
             dotted = _dotted(func)
             head, _, last = dotted.rpartition(".")
-            if last in TORCH_COMPUTE and (head.split(".")[0] in _TORCH_MODULE_NAMES or head == ""):
-                if head or last in {"matmul", "einsum"}:
-                    _flag(flags, "torch_fallback", f"calls {dotted}(): the main work must be done by your own "
-                                                   f"kernels, not by torch")
+            if (last in TORCH_COMPUTE and head and head.split(".")[0] in _TORCH_MODULE_NAMES) \
+                    or (not head and last in torch_names):
+                _flag(flags, "torch_fallback", f"calls {dotted}(): the main work must be done by your own "
+                                               f"kernels, not by torch")
             if isinstance(func, ast.Attribute) and func.attr in {"matmul", "mm", "bmm", "addmm", "softmax",
                                                                  "log_softmax", "cumsum", "cumprod", "topk",
                                                                  "sort", "argsort", "conv2d"} \
@@ -129,6 +132,9 @@ def _check_structure(tree: ast.Module, flags: list) -> None:
             _flag(flags, "try_fallback", "uses try/except: a fallback path could hide a failing kernel")
         if isinstance(node, ast.Name) and node.id == "Model":
             _flag(flags, "reference_reuse", "refers to the reference `Model`: reuse of the reference is not allowed")
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == "Model" or a.name == "Model"
+                                                                  for a in node.names):
+            _flag(flags, "reference_reuse", "imports a `Model`: reuse of the reference is not allowed")
         if isinstance(node, ast.ClassDef) and node.name == "Model":
             _flag(flags, "reference_reuse", "defines a class named `Model`: the reference may not be copied")
     new = classes.get("ModelNew")

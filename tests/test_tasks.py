@@ -1,0 +1,145 @@
+"""Task loading (bundled suite, KernelBench folders, parquet), metadata, selection, and the linter."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kernelgym.lint import lint_task
+from kernelgym.tasks import CATEGORIES, TaskError, load_tasks
+
+PLAIN_KERNELBENCH = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.dim = dim
+
+        def forward(self, x):
+            return torch.softmax(x, dim=self.dim)
+
+    batch_size = 16
+    dim = 1000
+
+    def get_inputs():
+        return [torch.randn(batch_size, dim)]
+
+    def get_init_inputs():
+        return [1]
+''')
+
+
+def write_task(folder, name, body):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(body)
+
+
+def test_plain_kernelbench_folder_loads_without_editing(tmp_path):
+    write_task(tmp_path / "level1", "23_Softmax.py", PLAIN_KERNELBENCH)
+    write_task(tmp_path / "level2", "5_Softmax_again.py", PLAIN_KERNELBENCH)
+    tasks = load_tasks(tmp_path)
+    assert tasks.ids == ["L1/23_Softmax", "L2/5_Softmax_again"]
+    task = tasks.get("L1/23_Softmax")
+    assert task.level == 1 and task.category == "Activation" and task.dtype == "float32"
+    module = task.load_module()
+    assert module.Model(*module.get_init_inputs())(*module.get_inputs()).shape == (16, 1000)
+
+
+def test_parquet_in_kernelbench_columns_loads(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.table({"code": [PLAIN_KERNELBENCH, PLAIN_KERNELBENCH], "level": [1, 2],
+                      "name": ["23_Softmax.py", "7_Other.py"], "problem_id": [23, 7]})
+    pq.write_table(table, tmp_path / "kb.parquet")
+    tasks = load_tasks(tmp_path / "kb.parquet")
+    assert tasks.ids == ["L1/23_Softmax", "L2/7_Other"]
+    assert tasks.select(levels=[2]).ids == ["L2/7_Other"]
+
+
+def test_bad_files_give_clear_errors(tmp_path):
+    with pytest.raises(TaskError, match="no such task path"):
+        load_tasks(tmp_path / "missing")
+    write_task(tmp_path / "a" / "level1", "1_x.py", "KERNELGYM = {'category': 'Nope'}\nclass Model: pass\n"
+                                                      "def get_inputs(): pass\ndef get_init_inputs(): pass\n")
+    with pytest.raises(TaskError, match="category 'Nope'"):
+        load_tasks(tmp_path / "a")
+    write_task(tmp_path / "b" / "level1", "1_x.py", "import torch\n")
+    with pytest.raises(TaskError, match="class Model"):
+        load_tasks(tmp_path / "b")
+    write_task(tmp_path / "c" / "level1", "1_x.py", "def broken(:\n")
+    with pytest.raises(TaskError, match="not valid Python"):
+        load_tasks(tmp_path / "c")
+
+
+def test_small_variant_overrides_shapes(test_tasks):
+    task = test_tasks.get("L1/1_scaled_relu")
+    assert task.load_module(small=True).get_inputs()[0].shape == (8, 300)
+    assert task.evaluate_formula("bytes", small=True) == 8 * 8 * 300
+    assert task.evaluate_formula("flops") == 3 * 4096 * 65536
+
+
+def test_bundled_suite_selection():
+    tasks = load_tasks()
+    assert len(tasks) >= 12
+    l1 = tasks.select(levels=[1], pattern="L1/*")
+    assert l1 and all(t.id.startswith("L1/") for t in l1)
+    acts = tasks.select(categories=["Activation"])
+    assert acts and all(t.category == "Activation" for t in acts)
+    with pytest.raises(TaskError, match="unknown categories"):
+        tasks.select(categories=["Nope"])
+    assert all(t.category in CATEGORIES for t in tasks)
+
+
+CONSTANT_TASK = '''
+import torch
+import torch.nn as nn
+KERNELGYM = {"category": "Math", "flops": "N", "bytes": "4 * N", "small": {"N": 64}}
+N = 1 << 20
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.zeros_like(x) + 3.0
+def get_inputs():
+    return [torch.randn(N)]
+def get_init_inputs():
+    return []
+'''
+
+NONDETERMINISTIC_TASK = '''
+import torch
+import torch.nn as nn
+KERNELGYM = {"category": "Math", "flops": "N", "bytes": "4 * N", "small": {"N": 64}}
+N = 1 << 20
+class Model(nn.Module):
+    def forward(self, x):
+        return x + torch.randn(x.shape, generator=torch.Generator().manual_seed(torch.seed() % 1000))
+def get_inputs():
+    return [torch.randn(N)]
+def get_init_inputs():
+    return []
+'''
+
+
+def lint_source(tmp_path, source):
+    write_task(tmp_path / "level1", "1_t.py", source)
+    return lint_task(load_tasks(tmp_path)[0])
+
+
+def test_linter_fails_a_constant_output_task(tmp_path):
+    report = lint_source(tmp_path, CONSTANT_TASK)
+    assert not report.ok
+    assert not report.checks["seed_varies"][0]
+    assert "constant answer passes" in report.checks["nonconstant"][1]
+
+
+def test_linter_fails_a_nondeterministic_task(tmp_path):
+    report = lint_source(tmp_path, NONDETERMINISTIC_TASK)
+    assert not report.ok and not report.checks["deterministic"][0]
+
+
+def test_linter_passes_a_good_task(test_tasks):
+    report = lint_task(test_tasks.get("L1/1_scaled_relu"))
+    assert report.ok, report.render()
