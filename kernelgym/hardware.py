@@ -87,3 +87,47 @@ def detect(device: str | None = None) -> HardwareSpec:
         sm_clock_mhz=(clock / 1000) if clock else None,
         compute_capability=f"{props.major}.{props.minor}", peak_key=key, peaks=peaks,
         note="" if key else "no peak-table entry for this GPU: IOU/MFU need measured ceilings")
+
+
+def measure_ceilings(device: str = "cuda:0", size_mb: int = 2048, n: int = 8192, reps: int = 10) -> dict:
+    """Measure this GPU's achievable ceilings: device-to-device copy bandwidth (TB/s, bytes read + written) and
+    dense matmul rates (TFLOP/s) in bf16, fp16, tf32 and fp32 on random data. Takes a few seconds."""
+    import torch
+
+    dev = torch.device(device)
+    out: dict[str, float] = {}
+
+    def timed(fn) -> float:
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize(dev)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / reps / 1e3
+
+    src = torch.empty(size_mb * 2**20 // 4, dtype=torch.float32, device=dev).uniform_()
+    dst = torch.empty_like(src)
+    out["bandwidth_tbs"] = 2 * src.numel() * 4 / timed(lambda: dst.copy_(src)) / 1e12
+    del src, dst
+    old_tf32 = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for name, dtype, tf32, size in (("bf16", torch.bfloat16, False, n), ("fp16", torch.float16, False, n),
+                                        ("tf32", torch.float32, True, n), ("fp32", torch.float32, False, n // 2)):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            a = torch.randn(size, size, device=dev, dtype=dtype)
+            b = torch.randn(size, size, device=dev, dtype=dtype)
+            out[name] = 2 * size ** 3 / timed(lambda: torch.mm(a, b)) / 1e12
+            del a, b
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old_tf32
+    torch.cuda.empty_cache()
+    return {k: round(v, 3) for k, v in out.items()}
+
+
+#: Which ceiling a task's dtype is measured against for MFU.
+PRECISION_OF_DTYPE = {"float32": "tf32", "float16": "fp16", "bfloat16": "bf16", "int8": "int8", "float64": "fp32",
+                      "int32": "fp32", "int64": "fp32"}

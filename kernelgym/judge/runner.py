@@ -34,6 +34,7 @@ from typing import Any
 
 from kernelgym.judge import guards
 from kernelgym.judge.baselines import BaselineCache
+from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import as_tuple, build_model, make_inputs
@@ -69,18 +70,21 @@ class Judge:
         cache_dir: where eager baselines are cached (``~/.cache/kernelgym`` by default).
         static_checks: run the static guards (turn off only to test the run-time defences on their own).
         memory_limit_bytes: resident memory above which a worker is killed (``crashed``).
+        min_kernel_coverage: on a GPU, the least share of kernel time the candidate's own kernels must carry.
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
-                 static_checks: bool = True, memory_limit_bytes: int = 16 << 30):
+                 static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
+        self.min_kernel_coverage = min_kernel_coverage
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self.baselines = BaselineCache(self.cache_dir / "baselines.json")
         self._references: dict[str, Any] = {}
         self._versions: dict[str, str] | None = None
+        self._hardware = None
 
     # ------------------------------------------------------------------------------------------------------
     def evaluate(self, task: Task, text: str, backend: str = "triton",
@@ -148,7 +152,7 @@ class Judge:
             "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
             "init_seed": secret % 100_003, "warmup_seed": (secret >> 7) % (2**62), "trials": trials,
             "recheck": recheck, "timing": timing_cfg.to_dict(), "scratch": str(scratch),
-            "timing_seeds": [(secret >> 3) + 31 * i for i in range(64)],
+            "timing_seeds": [(secret >> 3) + 31 * i for i in range(64)], "profile_seed": (secret >> 5) + 17,
             "limits": {"file_bytes": 256 << 20, "cpu_s": int(prof.compile_timeout_s + prof.cpu_correctness_timeout_s
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
@@ -160,29 +164,38 @@ class Judge:
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen([sys.executable, "-m", "kernelgym.judge.worker", str(write_fd)],
                                         stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                        pass_fds=(write_fd,), cwd=scratch, env=self._worker_env(scratch, task),
+                                        pass_fds=(write_fd,), cwd=scratch, env=self._worker_env(scratch, task, source),
                                         start_new_session=True)
             os.close(write_fd)
             write_fd = -1
             session = _Session(self, proc, FrameReader(read_fd), result, prof, task, request["init_seed"])
             session.send_line(json.dumps(request))
             session.run(trials, recheck)
+        except _Verdict as verdict:
+            if verdict.status == "compile_error":
+                errors = summarize_compiler_errors(_tail(log_path, 200_000) + "\n" + result.log_tail)
+                if errors:
+                    first = errors.splitlines()[0].strip()
+                    verdict.message = f"{verdict.message[:200]}; first compiler error: {first[:300]}"
+                    result.log_tail = "First compiler errors:\n" + errors
+            raise
         finally:
             if write_fd >= 0:
                 os.close(write_fd)
             os.close(read_fd)
             if proc is not None:
                 _kill_group(proc)
-            printed = _tail(log_path)
-            result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
+            if not result.log_tail.startswith("First compiler errors"):
+                printed = _tail(log_path)
+                result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _worker_env(self, scratch: Path, task: Task) -> dict[str, str]:
+    def _worker_env(self, scratch: Path, task: Task, source: str = "") -> dict[str, str]:
         keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
                 "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
         env = {k: os.environ[k] for k in keep if k in os.environ}
         env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=PACKAGE_ROOT, PYTHONDONTWRITEBYTECODE="1",
-                   TRITON_CACHE_DIR=str(scratch / "triton"), TORCH_EXTENSIONS_DIR=str(self.cache_dir / "torch_ext"),
+                   TRITON_CACHE_DIR=str(scratch / "triton"), TORCH_EXTENSIONS_DIR=str(extension_dir(self.cache_dir, source)),
                    PYTHONHASHSEED="0", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
         if self.on_cpu:
             env["TRITON_INTERPRET"] = "1"
@@ -212,21 +225,53 @@ class Judge:
             outs = as_tuple(model(*make_inputs(module, trial["seed"], self.device, trial["stage"] == "outlier")))
         return outs
 
-    def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile) -> dict:
-        """Eager reference timing on this device, measured like the candidate's and cached."""
+    def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile, kind: str = "eager") -> dict:
+        """Reference timing on this device (``kind`` ``"eager"`` or ``"compile"`` for ``torch.compile``), measured
+        like the candidate's and cached on disk per (task, device, dtype, torch version, kind)."""
         from kernelgym.judge.timing import TimingConfig, summarize, time_calls
 
-        key = self.baselines.key(task, self.describe_device(), self.versions()["torch"], "eager")
+        key = self.baselines.key(task, self.describe_device(), self.versions()["torch"], kind)
         hit = self.baselines.get(key)
         if hit is not None:
             return hit
         module, model = self.reference(task, 0)
+        if kind == "compile":
+            import torch
+
+            try:
+                model = torch.compile(model)
+                with torch.no_grad():
+                    model(*make_inputs(module, 99, self.device))
+            except Exception as exc:  # noqa: BLE001 - a reference torch.compile cannot handle: no baseline
+                summary = {"median_ms": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+                self.baselines.put(key, summary)
+                return summary
         cfg = prof.timing if not self.on_cpu else TimingConfig(warmup=1, min_runs=3, max_runs=3, budget_s=1.0,
                                                                 rel_ci=1.0)
         times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
         summary = summarize(times)
         self.baselines.put(key, summary)
         return summary
+
+    def ceilings(self) -> dict:
+        """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached."""
+        if self.on_cpu:
+            return {}
+        from kernelgym.hardware import measure_ceilings
+
+        key = f"ceilings|{self.describe_device()}|{self.versions()['torch']}"
+        hit = self.baselines.get(key)
+        if hit is None:
+            hit = measure_ceilings(self.device)
+            self.baselines.put(key, hit)
+        return hit
+
+    def hardware(self):
+        from kernelgym.hardware import detect
+
+        if self._hardware is None:
+            self._hardware = detect(self.device)
+        return self._hardware
 
     # -- description --------------------------------------------------------------------------------------
     def describe_device(self) -> str:
@@ -360,6 +405,7 @@ class _Session:
             self.expect_stage("compile")
             self.expect_stage("correctness")
             self.check_trials(trials)
+            self.check_profile(self.expect("profile"))
             self.send_line("time")
             header = self.expect("timing")
             self.record_timing(header)
@@ -427,6 +473,30 @@ class _Session:
         atol = self.task.atol * (10.0 if trial["stage"] == "outlier" else 1.0)
         return compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check)
 
+    def check_profile(self, header: dict) -> None:
+        """Reject a candidate whose own kernels did not do the work (see docs/SECURITY.md, class 6)."""
+        report = header.get("report") if isinstance(header.get("report"), dict) else {}
+        names = report.get("candidate_kernels") or []
+        res = self.result
+        aten = report.get("aten_compute_ops") or []
+        if aten:
+            res.add_flag("torch_fallback", f"torch operators did compute in the forward: {', '.join(aten[:5])}")
+        if self.judge.on_cpu:
+            launched = sum(int(v) for k, v in (report.get("interpreter_launches") or {}).items() if k in names)
+            if launched == 0:
+                res.add_flag("no_custom_kernel", "none of the candidate's kernels was launched in the forward")
+        else:
+            res.kernel_coverage = report.get("coverage")
+            if not report.get("launched"):
+                res.add_flag("no_custom_kernel", "none of the candidate's kernels ran on the GPU in the forward")
+            elif res.kernel_coverage is not None and res.kernel_coverage < self.judge.min_kernel_coverage:
+                foreign = ", ".join(k["name"][:60] for k in report.get("foreign_kernels", [])[:3])
+                res.add_flag("low_kernel_coverage", f"only {100 * res.kernel_coverage:.0f}% of GPU time was in the "
+                                                    f"candidate's kernels (others: {foreign})")
+        if res.flags:
+            self.send_line("stop")
+            raise _Verdict("rejected", f"rejected: {res.flags[0]['reason']}")
+
     def record_timing(self, header: dict) -> None:
         from kernelgym.judge.timing import summarize
 
@@ -440,14 +510,48 @@ class _Session:
         res.timing_meaningful = not self.judge.on_cpu
         if res.runtime_ms and res.baseline_ms:
             res.speedup = res.baseline_ms / res.runtime_ms
+        if self.judge.on_cpu or not res.runtime_ms:
+            return
+        if self.prof.compile_baseline:
+            compiled = self.judge.baseline_ms(self.task, 0, self.prof, kind="compile")
+            res.compile_baseline_ms = compiled.get("median_ms")
+            if res.compile_baseline_ms:
+                res.speedup_compile = res.compile_baseline_ms / res.runtime_ms
+        self.record_efficiency()
+
+    def record_efficiency(self) -> None:
+        """IOU and MFU over this GPU's measured ceilings; beyond the vendor's peak is physically impossible."""
+        from kernelgym.hardware import PRECISION_OF_DTYPE
+
+        res, task = self.result, self.task
+        seconds = res.runtime_ms / 1e3
+        measured, vendor = self.judge.ceilings(), self.judge.hardware().peaks
+        precision = PRECISION_OF_DTYPE.get(task.dtype, "fp32")
+        for field_name, formula, unit, key in (("iou", "bytes", 1e12, "bandwidth_tbs"), ("mfu", "flops", 1e12, precision)):
+            amount = task.evaluate_formula(formula)
+            ceiling = measured.get(key) or vendor.get(key)
+            if not amount or not ceiling:
+                continue
+            rate = amount / seconds / unit
+            value = rate / ceiling
+            if vendor.get(key) and rate > 1.05 * vendor[key]:
+                res.add_flag("physically_impossible", f"{formula} rate {rate:.3g} T/s exceeds the GPU's peak "
+                                                      f"{vendor[key]:.3g}: the measured time cannot be real")
+                raise _Verdict("rejected", "rejected: the measured runtime is faster than the hardware allows "
+                                           f"({field_name.upper()} {100 * value:.0f}% of the measured ceiling)")
+            if value > 1.0:
+                res.add_flag("above_measured_ceiling", f"{field_name.upper()} {100 * value:.0f}% of the measured "
+                                                       f"{key} ceiling: a measurement or task-formula error")
+                continue
+            setattr(res, field_name, value)
 
 
-def _tail(path: Path) -> str:
+def _tail(path: Path, chars: int = LOG_TAIL_CHARS) -> str:
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
             size = f.tell()
-            f.seek(max(0, size - LOG_TAIL_CHARS))
+            f.seek(max(0, size - chars))
             return f.read().decode(errors="replace")
     except OSError:
         return ""

@@ -29,6 +29,7 @@ import torch  # noqa: E402
 
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge.inputs import as_tuple, build_model, make_inputs  # noqa: E402
+from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.protocol import tensor_header, tensor_to_bytes, write_frame  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
 
@@ -49,6 +50,9 @@ class Worker:
         self.module = self.task.load_module(small=request["small"])
         self.model = None
         self._last_output_bytes = 0
+        self.launches = LaunchCounter()
+        if self.device == "cpu":
+            self.launches.install()
 
     # -- channel -------------------------------------------------------------------------------------------
     def send(self, header: dict, payload: bytes = b"") -> None:
@@ -130,6 +134,21 @@ class Worker:
                 return False
         return True
 
+    def profile(self) -> bool:
+        """One profiled forward: which kernels ran and whose they were (see :mod:`kernelgym.judge.profile`)."""
+        names = candidate_kernel_names(self.req["source"])
+        self.launches.counts.clear()
+        try:
+            inputs = make_inputs(self.module, self.req["profile_seed"], self.device)
+            report = profile_forward(self.model, inputs, self.device, names)
+        except BaseException as exc:  # noqa: BLE001
+            self.error("runtime_error", exc, "profiled forward")
+            return False
+        report["candidate_kernels"] = names
+        report["interpreter_launches"] = dict(self.launches.counts)
+        self.send({"event": "profile", "report": report})
+        return True
+
     # -- stage 3 -------------------------------------------------------------------------------------------
     def time(self) -> bool:
         self.send({"event": "stage", "stage": "timing"})
@@ -187,6 +206,8 @@ def main() -> int:
         return 0
     worker.send({"event": "stage", "stage": "correctness"})
     if not worker.run_trials(request["trials"]):
+        return 0
+    if not worker.profile():
         return 0
     if worker._wait_for() != "time":
         return 0

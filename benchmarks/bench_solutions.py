@@ -1,0 +1,86 @@
+"""Evaluate bundled solutions through the judge and print per-stage durations, runtimes, speedups and their spread.
+
+    python benchmarks/bench_solutions.py [--repeats 5] [--profile full] [--pattern 'L1/*'] [--backend triton]
+                                         [--json out.json] [--device cuda:0]
+
+Each repeat is an independent evaluation (new worker process, new seeds, new timing); the eager baseline is timed
+once per task and cached, as in normal use, so the spread shown is the candidate measurement's spread. The
+speedup CV is reported over the repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernelgym.data.policies import ReplayPolicy  # noqa: E402
+from kernelgym.judge.runner import Judge  # noqa: E402
+from kernelgym.tasks import load_tasks  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--profile", default="full")
+    ap.add_argument("--pattern", default="*")
+    ap.add_argument("--backend", default="triton")
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--cache-dir", default=None)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--budget-s", type=float, default=None, help="stop starting new tasks after this many seconds")
+    args = ap.parse_args()
+
+    tasks = load_tasks()
+    policy = ReplayPolicy(backend=args.backend)
+    ids = [i for i in policy.task_ids() if fnmatch.fnmatch(i, args.pattern) and i in tasks]
+    judge = Judge(device=args.device, cache_dir=args.cache_dir)
+    print(f"device: {judge.describe_device()}  versions: {judge.versions()}  profile: {args.profile}  "
+          f"tasks: {len(ids)}  repeats: {args.repeats}", flush=True)
+    header = (f"{'task':<44} {'status':<10} {'eager ms':>9} {'kernel ms':>10} {'speedup':>8} {'cv %':>6} "
+              f"{'compile s':>9} {'correct s':>9} {'timing s':>8} {'total s':>8}")
+    print(header, flush=True)
+    rows = []
+    started = time.monotonic()
+    for task_id in ids:
+        if args.budget_s and time.monotonic() - started > args.budget_s:
+            print(f"(budget spent; skipped the rest from {task_id})")
+            break
+        task = tasks.get(task_id)
+        text = policy({"task_id": task_id})
+        results = [judge.evaluate(task, text, backend=args.backend, profile=args.profile)
+                   for _ in range(args.repeats)]
+        ok = [r for r in results if r.status == "ok"]
+        speedups = [r.speedup for r in ok if r.speedup]
+        cv = (100 * statistics.stdev(speedups) / statistics.mean(speedups)) if len(speedups) > 1 else float("nan")
+        first = results[0]
+        dur = {k: statistics.median(r.durations.get(k, 0.0) for r in results)
+               for k in ("startup", "compile", "correctness", "timing", "total")}
+        status = "ok" if len(ok) == len(results) else f"{len(ok)}/{len(results)} ok"
+        row = {"task": task_id, "status": status, "eager_ms": first.baseline_ms,
+               "kernel_ms": statistics.median([r.runtime_ms for r in ok]) if ok else None,
+               "speedup": statistics.median(speedups) if speedups else None, "speedup_cv_pct": cv,
+               "speedup_compile": statistics.median([r.speedup_compile for r in ok if r.speedup_compile] or [0]) or None,
+               "iou": first.iou, "mfu": first.mfu, "kernel_coverage": first.kernel_coverage,
+               "durations_median_s": dur, "messages": sorted({r.message for r in results if r.status != "ok"})}
+        rows.append(row)
+        fmt = lambda v, f: (format(v, f) if isinstance(v, (int, float)) and v == v else "-")  # noqa: E731
+        print(f"{task_id:<44} {status:<10} {fmt(row['eager_ms'], '9.3f')} {fmt(row['kernel_ms'], '10.3f')} "
+              f"{fmt(row['speedup'], '8.2f')} {fmt(cv, '6.2f')} {dur['compile']:9.2f} {dur['correctness']:9.2f} "
+              f"{dur['timing']:8.2f} {dur['total']:8.2f}", flush=True)
+        for m in row["messages"]:
+            print(f"    ! {m[:300]}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "versions": judge.versions(),
+                                               "profile": args.profile, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Compilation helpers: where CUDA builds live, and compiler output cut down to what a policy needs to read.
+
+CUDA candidates build with ``load_inline`` inside the worker; ``TORCH_EXTENSIONS_DIR`` is set to
+``<cache>/torch_ext/<sha256(source)[:16]>``, so identical candidates reuse one build and different candidates can
+never overwrite each other's build, whatever extension name they choose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+_ERROR_LINE = re.compile(r"(\berror\b|\bError\b|undefined reference|fatal|ptxas .*error)", re.IGNORECASE)
+_NOISE = re.compile(r"^(ninja: build stopped|FAILED: |\[\d+/\d+\]|c\+\+ -MMD|/usr/local/cuda/bin/nvcc |"
+                    r"subprocess\.CalledProcessError|The above exception|Traceback|  File \")")
+
+
+def extension_dir(cache_dir: Path, source: str) -> Path:
+    """The build directory for a CUDA candidate: one per distinct source text."""
+    return Path(cache_dir) / "torch_ext" / hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def summarize_compiler_errors(log: str, max_errors: int = 5, context: int = 2) -> str:
+    """The first ``max_errors`` error lines of a compiler log, each with ``context`` following lines.
+
+    Returns an empty string when the log holds no recognisable error line.
+    """
+    lines = log.splitlines()
+    picked: list[str] = []
+    seen: set[str] = set()
+    i = 0
+    while i < len(lines) and len(seen) < max_errors:
+        line = lines[i]
+        if _ERROR_LINE.search(line) and not _NOISE.search(line) and line.strip() not in seen:
+            seen.add(line.strip())
+            picked.append(line.rstrip())
+            picked.extend(x.rstrip() for x in lines[i + 1:i + 1 + context] if x.strip())
+            i += context
+        i += 1
+    return "\n".join(picked)

@@ -1,0 +1,118 @@
+"""Kernel coverage: which kernels ran during one forward, and how much of the device time was the candidate's.
+
+Runs in the worker (after timing) with ``torch.profiler``. A candidate's kernels are its ``@triton.jit`` functions
+and its ``__global__`` CUDA functions, found by name in its source. On a GPU, coverage is the candidate kernels'
+share of all kernel time in the forward. On the CPU (Triton interpreter) there are no device kernels: the report
+lists launches of the candidate's Triton kernels (counted by wrapping the interpreter's launcher) and the aten
+compute operators that ran, so a torch fallback is still visible.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+#: aten operators that do the main work of typical tasks; seeing one in a candidate's forward means torch did work.
+ATEN_COMPUTE = re.compile(r"^aten::(mm|bmm|addmm|matmul|baddbmm|addbmm|linear|einsum|convolution|_convolution|"
+                          r"conv\w*|cudnn_\w+|_softmax|_log_softmax|softmax|native_layer_norm|native_group_norm|"
+                          r"native_batch_norm|_batch_norm\w*|max_pool\w*|avg_pool\w*|adaptive_\w+|cumsum|cumprod|"
+                          r"topk|sort|_scaled_dot_product\w*|lstm|gru|rnn_\w+|embedding\w*|index_select|gather|"
+                          r"scatter\w*|mse_loss|nll_loss\w*|cross_entropy\w*|kl_div|smooth_l1_loss|l1_loss|"
+                          r"binary_cross_entropy\w*|upsample\w*|grid_sampler\w*|_fft\w*|linalg_\w+|cholesky\w*|"
+                          r"triangular_solve)$")
+_CUDA_GLOBAL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
+
+
+def candidate_kernel_names(source: str) -> list[str]:
+    """Names of the ``@triton.jit`` functions and ``__global__`` CUDA kernels defined in ``source``."""
+    names: list[str] = []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                text = ast.unparse(dec)
+                if "jit" in text or "autotune" in text or "heuristics" in text:
+                    names.append(node.name)
+                    break
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__global__" in node.value:
+            names.extend(_CUDA_GLOBAL.findall(node.value))
+    return sorted(set(names))
+
+
+def _matches(event_name: str, names: list[str]) -> bool:
+    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", event_name) for n in names)
+
+
+def coverage_from_events(events, names: list[str]) -> dict:
+    """Summarise profiler events: kernel times by ownership, aten compute ops seen. Pure function of the events.
+
+    ``events`` are ``(name, is_device_kernel, device_us)`` tuples.
+    """
+    total = mine = 0.0
+    kernels: dict[str, float] = {}
+    foreign: dict[str, float] = {}
+    aten: set[str] = set()
+    for name, is_kernel, dev_us in events:
+        if is_kernel:
+            total += dev_us
+            kernels[name] = kernels.get(name, 0.0) + dev_us
+            if _matches(name, names):
+                mine += dev_us
+            else:
+                foreign[name] = foreign.get(name, 0.0) + dev_us
+        elif ATEN_COMPUTE.match(name):
+            aten.add(name)
+    top_foreign = sorted(foreign.items(), key=lambda kv: -kv[1])[:5]
+    return {"kernel_us_total": total, "kernel_us_candidate": mine,
+            "coverage": (mine / total) if total > 0 else None,
+            "launched": sorted(n for n in names if any(_matches(k, [n]) for k in kernels)),
+            "foreign_kernels": [{"name": n[:120], "us": round(us, 2)} for n, us in top_foreign],
+            "aten_compute_ops": sorted(aten)}
+
+
+def profile_forward(model, inputs, device: str, names: list[str]) -> dict:
+    """Profile one forward call and summarise it with :func:`coverage_from_events`."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.startswith("cuda") else [])
+    with profile(activities=activities) as prof:
+        with torch.no_grad():
+            model(*inputs)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+    rows = []
+    for e in prof.events():
+        is_kernel = str(getattr(e, "device_type", "")).endswith("CUDA")
+        dev_us = float(e.time_range.elapsed_us()) if is_kernel else 0.0
+        rows.append((e.name, is_kernel, dev_us))
+    return coverage_from_events(rows, names)
+
+
+class LaunchCounter:
+    """Counts launches of Triton kernels under the interpreter (CPU mode), by kernel name."""
+
+    def __init__(self):
+        self.counts: dict[str, int] = {}
+
+    def install(self) -> bool:
+        try:
+            from triton.runtime import interpreter
+        except ImportError:  # pragma: no cover
+            return False
+        cls = getattr(interpreter, "InterpretedFunction", None)
+        if cls is None or not hasattr(cls, "run"):
+            return False
+        original = cls.run
+        counter = self
+
+        def run(self, *args, **kwargs):
+            name = getattr(getattr(self, "fn", None), "__name__", "?")
+            counter.counts[name] = counter.counts.get(name, 0) + 1
+            return original(self, *args, **kwargs)
+
+        cls.run = run
+        return True
