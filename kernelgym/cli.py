@@ -1,7 +1,8 @@
-"""Command line: ``kernelgym demo | tasks list|lint|show | eval``.
+"""Command line: ``kernelgym demo | tasks list|lint|show | eval | collect | bench``.
 
-Every subcommand has ``--help``. User errors (unknown task id, unreadable file, bad option) print one line on
-stderr starting with ``kernelgym: error:`` and exit with status 2.
+Every subcommand has ``--help``. User errors (unknown task id, unreadable file, unreachable endpoint, bad option)
+print one line on stderr starting with ``kernelgym: error:`` and exit with status 2; warnings print as one
+``kernelgym: warning:`` line each. ``eval``, ``collect`` and ``bench`` live in :mod:`kernelgym.commands`.
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
-
-class CliError(Exception):
-    """A user error: printed as one line, exit status 2."""
+from kernelgym.commands import CliError
 
 
 def _load(path: str | None):
@@ -101,24 +101,6 @@ def _select(tasks, args):
     return tasks.select(levels=levels, categories=cats, pattern=getattr(args, "pattern", None))
 
 
-# -- eval --------------------------------------------------------------------------------------------------
-def cmd_eval(args) -> int:
-    from kernelgym.judge.runner import Judge
-
-    target = Path(args.candidate)
-    if not target.is_file():
-        raise CliError(f"cannot read candidate file {target}")
-    task = _load(args.tasks).get(args.task)
-    result = Judge(device=args.device).evaluate(task, target.read_text(), backend=args.backend, profile=args.profile)
-    if args.json:
-        print(result.to_json())
-    else:
-        from kernelgym.envs.prompt import render_feedback
-
-        print(render_feedback(result.to_dict()))
-    return 0 if result.correct else 1
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kernelgym", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, func, helptext in (("list", cmd_tasks_list, "counts per level x category (or --ids)"),
                                  ("lint", cmd_tasks_lint, "check tasks for determinism, degeneracy, shapes")):
         p = tasks.add_parser(name, help=helptext)
-        p.add_argument("--path", default=None, help="task folder, file or parquet (default: bundled suite)")
+        p.add_argument("--path", "--tasks", dest="path", default=None,
+                       help="task folder, file or parquet (default: bundled suite)")
         p.add_argument("--level", action="append", help="keep this level (repeatable)")
         p.add_argument("--category", action="append", help="keep this category (repeatable)")
         p.add_argument("--pattern", help="fnmatch pattern over task ids, e.g. 'L2/*conv*'")
@@ -150,30 +133,37 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("-v", "--verbose", action="store_true", help="print passing tasks too")
     p = tasks.add_parser("show", help="print one task's metadata and source")
     p.add_argument("task_id")
-    p.add_argument("--path", default=None)
+    p.add_argument("--path", "--tasks", dest="path", default=None, help="task folder, file or parquet")
     p.set_defaults(func=cmd_tasks_show)
 
-    p = sub.add_parser("eval", help="evaluate one candidate file for one task")
-    p.add_argument("task", help="task id, e.g. L1/1_matmul_square")
-    p.add_argument("candidate", help="a Python file (or raw LLM answer) defining ModelNew")
-    p.add_argument("--tasks", default=None, help="task folder/file/parquet (default: bundled suite)")
-    p.add_argument("--backend", default="triton", choices=["triton", "cuda"])
-    p.add_argument("--profile", default="quick", choices=["quick", "full"])
-    p.add_argument("--device", default=None)
-    p.add_argument("--json", action="store_true", help="print the EvalResult as JSON")
-    p.set_defaults(func=cmd_eval)
+    from kernelgym.commands import bench, collect, evaluate
+
+    evaluate.register(sub)
+    collect.register(sub)
+    bench.register(sub)
     return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"kernelgym: warning: {message}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     from kernelgym.tasks import TaskError
 
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (CliError, TaskError, ValueError, OSError) as exc:
-        print(f"kernelgym: error: {exc}", file=sys.stderr)
-        return 2
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            if argv[:1] == ["bench"]:  # every argument belongs to the benchmark script
+                from kernelgym.commands import bench
+
+                return bench.run(argv[1:])
+            args = build_parser().parse_args(argv)
+            return args.func(args)
+        except (CliError, TaskError, ValueError, OSError) as exc:
+            print(f"kernelgym: error: {exc}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

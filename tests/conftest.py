@@ -67,19 +67,21 @@ def judge(tmp_path_factory):
     return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"))
 
 
-def worker_processes() -> list[int]:
-    """PIDs of live judge worker processes on this machine."""
+def worker_processes(owner: int | None = None) -> list[int]:
+    """PIDs of live judge workers started by the process ``owner`` (default: this one) and their children."""
+    owner = os.getpid() if owner is None else owner
+    tag = f"KERNELGYM_RUNNER_PID={owner}".encode()
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ")
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
             with open(f"/proc/{entry}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"kernelgym.judge.worker" in cmd and state != "Z":
+        if tag in environ and state != "Z":
             pids.append(int(entry))
     return pids

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernelgym.judge import guards
+from kernelgym.judge import guards, sandbox
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
@@ -71,15 +71,19 @@ class Judge:
         static_checks: run the static guards (turn off only to test the run-time defences on their own).
         memory_limit_bytes: resident memory above which a worker is killed (``crashed``).
         min_kernel_coverage: on a GPU, the least share of kernel time the candidate's own kernels must carry.
+        sandbox_namespaces: run workers in their own PID/network/mount namespaces where the OS allows it.
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
-                 static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5):
+                 static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
+                 sandbox_namespaces: bool = True):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
+        self.use_sandbox = sandbox_namespaces
+        self._sandboxed = False
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self.baselines = BaselineCache(self.cache_dir / "baselines.json")
         self._references: dict[str, Any] = {}
@@ -162,7 +166,9 @@ class Judge:
         proc = None
         try:
             with open(log_path, "wb") as log:
-                proc = subprocess.Popen([sys.executable, "-m", "kernelgym.judge.worker", str(write_fd)],
+                argv, self._sandboxed = sandbox.wrap([sys.executable, "-m", "kernelgym.judge.worker", str(write_fd)],
+                                                     self.use_sandbox)
+                proc = subprocess.Popen(argv,
                                         stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                                         pass_fds=(write_fd,), cwd=scratch, env=self._worker_env(scratch, task, source),
                                         start_new_session=True)
@@ -196,7 +202,8 @@ class Judge:
         env = {k: os.environ[k] for k in keep if k in os.environ}
         env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=PACKAGE_ROOT, PYTHONDONTWRITEBYTECODE="1",
                    TRITON_CACHE_DIR=str(scratch / "triton"), TORCH_EXTENSIONS_DIR=str(extension_dir(self.cache_dir, source)),
-                   PYTHONHASHSEED="0", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+                   PYTHONHASHSEED="0", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"),
+                   KERNELGYM_RUNNER_PID=str(os.getpid()))
         if self.on_cpu:
             env["TRITON_INTERPRET"] = "1"
         return env
@@ -364,13 +371,7 @@ class _Session:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             code = None
-        if code is not None and code < 0:
-            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-            how = f"was killed by signal {name}"
-        elif code is None:
-            how = "closed its result channel"
-        else:
-            how = f"exited with code {code}"
+        how = sandbox.describe_exit(code, self.judge._sandboxed)
         return _Verdict("crashed", f"the worker process {how} during the {self.stage_name} stage (the candidate "
                                    f"ended or crashed its process)")
 

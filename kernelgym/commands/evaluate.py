@@ -1,0 +1,94 @@
+"""``kernelgym eval``: score a folder of generations, or evaluate one candidate file for one task."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from kernelgym.commands import CliError
+from kernelgym.commands.options import add_judge_options, add_task_options
+
+USAGE = """kernelgym eval DIR [--out OUTDIR] [options]
+       kernelgym eval TASK_ID FILE [--json] [options]"""
+
+DESCRIPTION = """Evaluate generations.
+
+eval DIR: score every candidate file under DIR, named by task id (L1/15_relu.py, or L1/15_relu/<sample>.py for
+several samples) or as KernelBench names them (level_1_problem_15_sample_0_kernel.py), then write results.jsonl,
+report.json, report.md and fast_p.png (fast_p at each --p, geometric-mean speedup, pass@k, per level and per
+category) to OUTDIR (default: DIR-eval next to DIR).
+
+eval TASK_ID FILE: evaluate one file for one task and print the verdict (exit 0 when correct, 1 otherwise)."""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("eval", help="score a folder of generations, or one file for one task", usage=USAGE,
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("target", metavar="DIR|TASK_ID", help="a folder of generations, or a task id")
+    p.add_argument("candidate", nargs="?", metavar="FILE", help="with a task id: the candidate file")
+    add_task_options(p, selection=False)
+    add_judge_options(p, "evaluations at once (default: CPU count, at most 8)")
+    p.add_argument("--out", default=None, help="folder for the reports (DIR form; default DIR-eval)")
+    p.add_argument("--p", type=float, nargs="+", default=None, metavar="P",
+                   help="fast_p thresholds (default 0 0.5 0.8 1 1.5 2)")
+    p.add_argument("--k", type=int, nargs="+", default=None, metavar="K", help="pass@k values (default 1 5 10)")
+    p.add_argument("--resume", action="store_true", help="reuse OUTDIR/results.jsonl for unchanged files")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="TASK_ID FILE form: print the EvalResult as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.candidate is not None:
+        return run_one(args)
+    target = Path(args.target)
+    if not target.is_dir():
+        hint = " (to evaluate one file: kernelgym eval TASK_ID FILE)" if not target.exists() else ""
+        raise CliError(f"cannot read folder {target}{hint}")
+    return run_folder(args, target)
+
+
+def run_one(args: argparse.Namespace) -> int:
+    from kernelgym.judge.runner import Judge
+    from kernelgym.tasks import load_tasks
+
+    path = Path(args.candidate)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read candidate file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    task = load_tasks(args.tasks).get(args.target)
+    result = Judge(device=args.device, cache_dir=args.cache_dir).evaluate(task, text, backend=args.backend,
+                                                                          profile=args.profile)
+    if args.json:
+        print(result.to_json())
+    else:
+        from kernelgym.envs.prompt import render_feedback
+
+        print(render_feedback(result.to_dict()))
+    return 0 if result.correct else 1
+
+
+def run_folder(args: argparse.Namespace, root: Path) -> int:
+    from kernelgym import metrics
+    from kernelgym.folder_eval import evaluate_folder
+    from kernelgym.report import timing_note
+    from kernelgym.tasks import load_tasks
+
+    out = Path(args.out) if args.out else root.with_name(root.resolve().name + "-eval")
+    evaluation = evaluate_folder(root, load_tasks(args.tasks), out, backend=args.backend, profile=args.profile,
+                                 device=args.device, jobs=args.jobs, resume=args.resume,
+                                 ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,
+                                 cache_dir=args.cache_dir, progress=not args.no_progress)
+    overall = evaluation.report["overall"]
+    print(f"{overall['n']} files, {overall['tasks']} tasks: {overall['compiled']} compiled, "
+          f"{overall['correct']} correct")
+    print("  ".join(f"{k} {v:.3f}" for k, v in overall["fast_p"].items()))
+    geo = overall["geomean_speedup"]
+    print(f"geomean speedup {geo:.3f}" if geo is not None else "geomean speedup: not measured")
+    print(timing_note(evaluation.report))
+    for item in evaluation.unmatched:
+        print(f"not evaluated: {item['file']}: {item['reason']}")
+    for kind, path in evaluation.paths.items():
+        print(f"{kind}: {path}")
+    return 0

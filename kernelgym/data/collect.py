@@ -1,0 +1,171 @@
+"""The collection loop: a policy answers every (task, sample) of a TaskSet for up to K turns; one record each.
+
+:func:`collect` writes one :class:`~kernelgym.data.records.EpisodeRecord` row per finished episode to a JSONL
+file through :class:`~kernelgym.data.writers.JsonlWriter` (one fsync-ed line per episode, so a crash loses at
+most the episodes in flight), then converts the whole JSONL file to Parquet. With ``resume`` it skips the
+episodes already in the file (key: task id + sample index). An episode whose policy raises is not written (it
+is counted as failed and retried by the next ``resume``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from kernelgym.data import chat
+from kernelgym.data.policies import policy_name
+from kernelgym.data.records import EpisodeRecord, arrow_schema, library_versions, row_key
+from kernelgym.data.writers import JsonlWriter, jsonl_to_parquet, read_rows
+from kernelgym.envs.kernel_env import KernelEnv
+from kernelgym.progress import LiveCounts
+from kernelgym.tasks import Task, TaskSet
+
+
+@dataclass
+class CollectStats:
+    """What a :func:`collect` run did. ``planned`` counts this run's episodes (after resume and skips)."""
+
+    jsonl: Path
+    parquet: Path | None = None
+    planned: int = 0
+    already_done: int = 0
+    finished: int = 0
+    failed: int = 0
+    compiled: int = 0
+    correct: int = 0
+    fast_1: int = 0
+    skipped_tasks: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{self.finished} episodes written ({self.compiled} compiled, {self.correct} correct, "
+                f"{self.fast_1} fast_1), {self.failed} failed, {self.already_done} already in {self.jsonl}")
+
+
+def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sample: int, seed: int,
+                policy_label: str, versions: dict[str, str]) -> EpisodeRecord:
+    """Play one episode of ``task`` with ``policy`` on ``env`` and return its record.
+
+    The policy gets the observation plus ``messages`` (the chat so far), ``sample`` and ``seed``. Exceptions
+    raised by the policy propagate (the episode is then not recorded).
+    """
+    started = time.monotonic()
+    obs, _ = env.reset(seed=seed, options={"task_id": task.id})
+    messages = chat.start(obs["prompt"])
+    record = EpisodeRecord(task_id=task.id, sample=sample, level=task.level, category=task.category,
+                           backend=env.backend, policy=policy_label, seed=seed,
+                           hardware=json.loads(obs["hardware"]), versions=dict(versions))
+    while True:
+        answer = policy({**obs, "messages": [dict(m) for m in messages], "sample": sample, "seed": seed})
+        if not isinstance(answer, str):
+            raise TypeError(f"the policy returned {type(answer).__name__}, not str")
+        messages.append({"role": "assistant", "content": answer})
+        obs, reward, terminated, truncated, info = env.step(answer)
+        record.actions.append(answer)
+        record.feedback.append(obs["feedback"])
+        record.results.append(info["result"])
+        record.rewards.append(float(reward))
+        if terminated or truncated:
+            record.terminated, record.truncated = bool(terminated), bool(truncated)
+            break
+        messages.append({"role": "user",
+                         "content": chat.feedback_message(obs["feedback"], len(record.results) + 1, env.max_turns)})
+    record.messages = messages
+    record.duration_s = round(time.monotonic() - started, 3)
+    return record
+
+
+def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, samples: int = 1,
+            max_turns: int = 1, backend: str = "triton", profile: str = "quick", reward: Any = "speedup",
+            device: str | None = None, seed: int = 0, resume: bool = False, jobs: int = 1,
+            evaluator: Any = None, cache_dir: str | Path | None = None, progress: bool = True,
+            parquet: bool = True) -> CollectStats:
+    """Collect ``samples`` episodes of up to ``max_turns`` turns for every task in ``tasks``.
+
+    Args:
+        policy: ``policy(observation) -> str`` (see :mod:`kernelgym.data.policies`); with ``jobs > 1`` it is
+            called from several threads at once. If it has ``has(task_id)``, tasks it cannot answer are skipped.
+        tasks: the tasks to play.
+        out: the JSONL file; the Parquet file is written next to it (same stem) at the end.
+        samples, max_turns: N samples per task, K turns per episode.
+        backend, profile, reward, device: as for :class:`~kernelgym.envs.kernel_env.KernelEnv`.
+        seed: episode ``s`` of a task is reset with ``seed + s``.
+        resume: continue an existing file, skipping finished (task id, sample) pairs. Without it an existing
+            non-empty ``out`` is an error (``FileExistsError``), so a file never holds an episode twice.
+        jobs: episodes played at once, each thread with its own environment (and its own Judge unless
+            ``evaluator`` is given, which must then be safe to call from several threads).
+        cache_dir: the Judges' baseline cache folder.
+        progress: show a progress bar with live counts on stderr.
+        parquet: convert the JSONL file to Parquet at the end.
+    """
+    out = Path(out)
+    if samples < 1 or max_turns < 1 or jobs < 1:
+        raise ValueError("samples, max_turns and jobs must be at least 1")
+    if out.exists() and out.stat().st_size > 0 and not resume:
+        raise FileExistsError(f"{out} already exists; pass resume to continue it, or choose another file")
+    if evaluator is not None and jobs > 1 and not hasattr(evaluator, "evaluate_many"):
+        from kernelgym.judge.runner import Judge
+
+        if isinstance(evaluator, Judge):
+            raise ValueError("a Judge evaluates one candidate at a time: leave evaluator unset with jobs > 1")
+    stats = CollectStats(jsonl=out)
+    writer = JsonlWriter.open(out)  # repairs a damaged last line first (with a warning)
+    try:
+        done = {row_key(r) for r in read_rows(out).rows}
+        can_answer = getattr(policy, "has", None)
+        playable = [t for t in tasks if can_answer is None or can_answer(t.id)]
+        stats.skipped_tasks = [t.id for t in tasks if can_answer is not None and not can_answer(t.id)]
+        work = [(t, s) for t in playable for s in range(samples)]
+        pending = [(t, s) for t, s in work if (t.id, s) not in done]
+        stats.already_done, stats.planned = len(work) - len(pending), len(pending)
+        label, versions = policy_name(policy), library_versions()
+        local = threading.local()
+
+        def play(task: Task, sample: int) -> EpisodeRecord:
+            env = getattr(local, "env", None)
+            if env is None:
+                judge = evaluator
+                if judge is None:
+                    from kernelgym.judge.runner import Judge
+
+                    judge = Judge(device=device, cache_dir=cache_dir)
+                env = local.env = KernelEnv(tasks=tasks, backend=backend, max_turns=max_turns, reward=reward,
+                                            profile=profile, device=device, evaluator=judge)
+            return run_episode(env, policy, task, sample, seed + sample, label, versions)
+
+        with LiveCounts(len(pending), "collect", ("compiled", "correct", "fast_1", "failed"), progress) as bar, \
+                ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="kernelgym-collect") as pool:
+            futures = {pool.submit(play, t, s): (t.id, s) for t, s in pending}
+            try:
+                for future in as_completed(futures):
+                    task_id, sample = futures[future]
+                    try:
+                        row = future.result().to_row()
+                    except Exception as exc:  # the policy failed: not recorded, retried on resume
+                        stats.failed += 1
+                        stats.errors.append(f"{task_id}#{sample}: {type(exc).__name__}: {exc}")
+                        warnings.warn(f"episode {task_id}#{sample} failed and was not recorded: "
+                                      f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
+                        bar.advance(failed=1)
+                        continue
+                    writer.write(row)
+                    stats.finished += 1
+                    stats.compiled += row["compiled"]
+                    stats.correct += row["correct"]
+                    stats.fast_1 += row["fast_1"]
+                    bar.advance(compiled=row["compiled"], correct=row["correct"], fast_1=row["fast_1"])
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    finally:
+        writer.close()
+    if parquet:
+        stats.parquet = jsonl_to_parquet(out, schema=arrow_schema())
+    return stats
