@@ -77,6 +77,7 @@ def check_source(source: str, backend: str = "triton") -> list[tuple[str, str]]:
     _check_imports(tree, flags)
     _check_calls_and_attrs(tree, flags)
     _check_structure(tree, flags)
+    _check_monkeypatching(tree, flags)
     _check_backend(tree, source, backend, flags)
     return flags
 
@@ -123,6 +124,21 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
             _flag(flags, "torch_fallback", "uses the @ operator: matrix products must run in your own kernels")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             _flag(flags, "global_state", "uses global/nonlocal state: outputs may not be cached across calls")
+
+
+_PATCHABLE_ROOTS = {"torch", "triton", "tl", "nn", "F", "time", "np", "numpy", "math", "builtins", "kernelgym"}
+
+
+def _check_monkeypatching(tree: ast.Module, flags: list) -> None:
+    """Assigning to an attribute of an imported module (``torch.cuda.synchronize = ...``) is monkeypatching."""
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                root = _dotted(target).split(".")[0]
+                if root in _PATCHABLE_ROOTS:
+                    _flag(flags, "monkeypatch", f"assigns to {_dotted(target)}: patching libraries is not allowed")
 
 
 def _check_structure(tree: ast.Module, flags: list) -> None:

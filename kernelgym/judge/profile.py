@@ -20,6 +20,11 @@ ATEN_COMPUTE = re.compile(r"^aten::(mm|bmm|addmm|matmul|baddbmm|addbmm|linear|ei
                           r"scatter\w*|mse_loss|nll_loss\w*|cross_entropy\w*|kl_div|smooth_l1_loss|l1_loss|"
                           r"binary_cross_entropy\w*|upsample\w*|grid_sampler\w*|_fft\w*|linalg_\w+|cholesky\w*|"
                           r"triangular_solve)$")
+#: elementwise/reduction aten operators: on the CPU (no device timeline) seeing one means torch computed values.
+ATEN_ELEMENTWISE = re.compile(r"^aten::(add|sub|mul|div|rsub|relu|relu_|clamp\w*|exp|exp2|log\w*|tanh|sigmoid|pow|"
+                              r"sqrt|rsqrt|where|maximum|minimum|sum|mean|amax|amin|max|min|prod|var\w*|std\w*|"
+                              r"norm|abs|neg|gelu|silu|softplus|elu|erf|sin|cos|addcmul|addcdiv|lerp|hardtanh|"
+                              r"leaky_relu|threshold|sign|floor|ceil|round|reciprocal)_?$")
 _CUDA_GLOBAL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
 
 
@@ -46,10 +51,11 @@ def _matches(event_name: str, names: list[str]) -> bool:
     return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", event_name) for n in names)
 
 
-def coverage_from_events(events, names: list[str]) -> dict:
+def coverage_from_events(events, names: list[str], strict_aten: bool = False) -> dict:
     """Summarise profiler events: kernel times by ownership, aten compute ops seen. Pure function of the events.
 
-    ``events`` are ``(name, is_device_kernel, device_us)`` tuples.
+    ``events`` are ``(name, is_device_kernel, device_us)`` tuples. With ``strict_aten`` (CPU mode) elementwise aten
+    operators count as torch compute too.
     """
     total = mine = 0.0
     kernels: dict[str, float] = {}
@@ -63,7 +69,7 @@ def coverage_from_events(events, names: list[str]) -> dict:
                 mine += dev_us
             else:
                 foreign[name] = foreign.get(name, 0.0) + dev_us
-        elif ATEN_COMPUTE.match(name):
+        elif ATEN_COMPUTE.match(name) or (strict_aten and ATEN_ELEMENTWISE.match(name)):
             aten.add(name)
     top_foreign = sorted(foreign.items(), key=lambda kv: -kv[1])[:5]
     return {"kernel_us_total": total, "kernel_us_candidate": mine,
@@ -89,7 +95,7 @@ def profile_forward(model, inputs, device: str, names: list[str]) -> dict:
         is_kernel = str(getattr(e, "device_type", "")).endswith("CUDA")
         dev_us = float(e.time_range.elapsed_us()) if is_kernel else 0.0
         rows.append((e.name, is_kernel, dev_us))
-    return coverage_from_events(rows, names)
+    return coverage_from_events(rows, names, strict_aten=not device.startswith("cuda"))
 
 
 class LaunchCounter:

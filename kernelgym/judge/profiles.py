@@ -2,10 +2,10 @@
 
 =========  ===========================================================================================
 quick      the RL inner loop: 5 standard trials + 1 outlier trial; timing until the 95% CI is within 2%
-           of the median or 2 s; no torch.compile baseline. Stage limits: compile 120 s, correctness 60 s
+           of the median or 2 s; 1 trial again after timing; no torch.compile baseline. Stage limits: compile 120 s, correctness 60 s
            (GPU) / 120 s (CPU), timing 60 s.
 full       benchmarking: 8 standard trials + 3 outlier trials; timing until the CI is within 1% or 10 s;
-           eager and torch.compile baselines; the correctness trials are run again after timing.
+           eager and torch.compile baselines; 2 trials again after timing.
 =========  ===========================================================================================
 """
 
@@ -36,7 +36,7 @@ class EvalProfile:
 
 
 PROFILES: dict[str, EvalProfile] = {
-    "quick": EvalProfile("quick", trials=5, outlier_trials=1,
+    "quick": EvalProfile("quick", trials=5, outlier_trials=1, recheck_after_timing=True,
                          timing=TimingConfig(warmup=2, min_runs=5, max_runs=100, budget_s=2.0, rel_ci=0.02)),
     "full": EvalProfile("full", trials=8, outlier_trials=3, recheck_after_timing=True, compile_baseline=True,
                         timing=TimingConfig(warmup=5, min_runs=10, max_runs=1000, budget_s=10.0, rel_ci=0.01)),

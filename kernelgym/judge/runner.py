@@ -148,8 +148,8 @@ class Judge:
         n_std, n_out = prof.trials, prof.outlier_trials
         trials = [{"trial": i, "seed": (secret + 7919 * i) % (2**62), "stage": "standard" if i < n_std else "outlier"}
                   for i in range(n_std + n_out)]
-        recheck = [{"trial": len(trials) + i, "seed": (secret + 104729 * (i + 1)) % (2**62), "stage": "standard"}
-                   for i in range(2)] if prof.recheck_after_timing else []
+        recheck = [{"trial": len(trials) + i, "seed": (secret + 104729 * (i + 1)) % (2**62), "stage": "recheck"}
+                   for i in range(2 if prof.name == "full" else 1)] if prof.recheck_after_timing else []
         timing_cfg = prof.timing if not self.on_cpu else prof.timing.__class__(warmup=1, min_runs=3, max_runs=3,
                                                                                  budget_s=1.0, rel_ci=1.0)
         request = {
@@ -458,7 +458,9 @@ class _Session:
         for i, (ref, desc) in enumerate(zip(refs, descs)):
             if desc.get("kind") == "subclass":
                 self.result.add_flag("tensor_subclass", f"output {i} is a {desc.get('type')}, not a plain tensor")
-                return TrialCheck(False, f"output {i} is a tensor subclass ({desc.get('type')}); return plain tensors")
+                self.send_line("stop")
+                raise _Verdict("rejected", f"rejected: output {i} is a tensor subclass ({desc.get('type')}); "
+                                           f"return plain tensors")
             bad = check_description(describe(ref), desc, i)
             if bad is not None:
                 return bad
@@ -479,6 +481,9 @@ class _Session:
         report = header.get("report") if isinstance(header.get("report"), dict) else {}
         names = report.get("candidate_kernels") or []
         res = self.result
+        for flag in report.get("integrity_flags") or []:
+            if isinstance(flag, list) and len(flag) == 2:
+                res.add_flag(str(flag[0]), str(flag[1]))
         aten = report.get("aten_compute_ops") or []
         if aten:
             res.add_flag("torch_fallback", f"torch operators did compute in the forward: {', '.join(aten[:5])}")

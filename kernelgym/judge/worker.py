@@ -33,12 +33,51 @@ from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profi
 from kernelgym.judge.protocol import tensor_header, tensor_to_bytes, write_frame  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
 
+import threading as _threading  # noqa: E402
+import time as _time  # noqa: E402
+
 _equal = torch.equal
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
+
+
+def _watched() -> dict:
+    """Objects a candidate might patch to fool the judge; compared by identity after the candidate ran."""
+    import builtins
+
+    cuda = torch.cuda
+    return {
+        "torch.cuda.synchronize": cuda.synchronize, "torch.cuda.Event": cuda.Event,
+        "torch.cuda.Event.record": cuda.Event.record, "torch.cuda.Event.elapsed_time": cuda.Event.elapsed_time,
+        "torch.cuda.Event.synchronize": cuda.Event.synchronize, "time.perf_counter": _time.perf_counter,
+        "torch.equal": torch.equal, "torch.allclose": torch.allclose, "torch.Tensor.clone": torch.Tensor.clone,
+        "torch.Tensor.__eq__": torch.Tensor.__eq__,
+        "torch.randn": torch.randn, "torch.rand": torch.rand, "torch.randint": torch.randint,
+        "torch.nn.Module.__call__": torch.nn.Module.__call__, "torch.no_grad": torch.no_grad,
+        "builtins.isinstance": builtins.isinstance, "builtins.len": builtins.len, "builtins.float": builtins.float,
+        "kernelgym.judge.timing.time_calls": _timing.time_calls, "kernelgym.judge.inputs.make_inputs": make_inputs,
+    }
+
+
+def _resolve(path: str):
+    import builtins
+    import importlib as _importlib
+
+    root, *rest = path.split(".")
+    obj = {"builtins": builtins, "torch": torch, "time": _time}.get(root)
+    if obj is None:
+        obj = _importlib.import_module(".".join(path.split(".")[:3]))
+        rest = path.split(".")[3:]
+    for part in rest:
+        obj = getattr(obj, part)
+    return obj
+
+
+_WATCHED = _watched()
+_BASE_THREADS = None
 
 
 class Worker:
@@ -146,6 +185,7 @@ class Worker:
             return False
         report["candidate_kernels"] = names
         report["interpreter_launches"] = dict(self.launches.counts)
+        report["integrity_flags"] = self.integrity_flags()
         self.send({"event": "profile", "report": report})
         return True
 
@@ -168,6 +208,21 @@ class Worker:
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
             torch.cuda.synchronize()
+
+    def integrity_flags(self) -> list[list[str]]:
+        """Flags for patched judge-relevant functions and for threads the candidate left running."""
+        flags = []
+        for path, original in _WATCHED.items():
+            try:
+                now = _resolve(path)
+            except Exception:  # noqa: BLE001 - deleted attribute counts as patched
+                now = None
+            if now is not original:
+                flags.append(["monkeypatch", f"the candidate replaced {path}"])
+        extra = [t.name for t in _threading.enumerate() if t.ident not in _BASE_THREADS and t.is_alive()]
+        if extra:
+            flags.append(["background_thread", f"the candidate left thread(s) running: {', '.join(extra[:3])}"])
+        return flags
 
     def _wait_for(self) -> str:
         return sys.stdin.readline().strip()
@@ -201,6 +256,8 @@ def main() -> int:
         from kernelgym.judge import interpreter_fixes
 
         interpreter_fixes.apply()
+    global _BASE_THREADS
+    _BASE_THREADS = {t.ident for t in _threading.enumerate()}
     worker = Worker(result_fd, request)
     if not worker.compile():
         return 0

@@ -1,0 +1,62 @@
+"""The scorer every trainer adapter shares: (task id, completion text) pairs → EvalResults → rewards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from kernelgym.judge.result import EvalResult
+from kernelgym.parallel import JudgePool
+from kernelgym.rewards import get_reward
+from kernelgym.tasks import TaskSet, load_tasks
+
+
+class Scorer:
+    """Scores completions for tasks, a batch at a time, concurrently (see :class:`~kernelgym.parallel.JudgePool`).
+
+    Args:
+        tasks: a TaskSet or a path for :func:`~kernelgym.tasks.load_tasks` (default: the bundled suite).
+        backend, profile: how candidates are evaluated.
+        reward: a reward name or callable ``(result, history) -> float`` (see :mod:`kernelgym.rewards`).
+        device, cache_dir, max_workers: for the local Judges (one per thread).
+        evaluator: evaluate with this instead (its ``evaluate_many`` when it has one).
+
+    A task id that is not in ``tasks`` raises :class:`~kernelgym.tasks.TaskError` (a data error, not a bad
+    completion); anything in a completion's text only ever lowers its reward.
+    """
+
+    def __init__(self, tasks: TaskSet | str | Path | None = None, backend: str = "triton", profile: str = "quick",
+                 reward: Any = "speedup", device: str | None = None, cache_dir: str | Path | None = None,
+                 max_workers: int | None = None, evaluator: Any = None):
+        self._tasks_spec = tasks
+        self._tasks: TaskSet | None = tasks if isinstance(tasks, TaskSet) else None
+        self.backend = backend
+        self.profile = profile
+        self.reward_fn = get_reward(reward)
+        self.pool = JudgePool(device=device, cache_dir=cache_dir, max_workers=max_workers, evaluator=evaluator)
+
+    @property
+    def tasks(self) -> TaskSet:
+        if self._tasks is None:
+            self._tasks = load_tasks(self._tasks_spec)
+        return self._tasks
+
+    def evaluate_many(self, task_ids: Sequence[str], texts: Sequence[str]) -> list[EvalResult]:
+        """The EvalResult of each (task id, text) pair, in order."""
+        if len(task_ids) != len(texts):
+            raise ValueError(f"{len(task_ids)} task ids for {len(texts)} completions")
+        items = [(self.tasks.get(str(t)), str(x)) for t, x in zip(task_ids, texts)]
+        return self.pool.evaluate_many(items, backend=self.backend, profile=self.profile)
+
+    def rewards(self, results: Sequence[EvalResult]) -> list[float]:
+        return [float(self.reward_fn(r, [])) for r in results]
+
+    def score_many(self, task_ids: Sequence[str], texts: Sequence[str]) -> list[float]:
+        """The reward of each (task id, text) pair, in order."""
+        return self.rewards(self.evaluate_many(task_ids, texts))
+
+    def score(self, task_id: str, text: str) -> float:
+        return self.score_many([task_id], [text])[0]
+
+    def close(self) -> None:
+        self.pool.close()

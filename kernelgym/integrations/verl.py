@@ -1,0 +1,60 @@
+"""veRL reward: ``compute_score(data_source, solution_str, ground_truth, extra_info=None) -> float``.
+
+``ground_truth`` is the kernelgym task id (put it in the dataset's ``reward_model.ground_truth``). Point veRL at
+this file::
+
+    custom_reward_function.path=<site-packages>/kernelgym/integrations/verl.py
+    custom_reward_function.name=compute_score          # or compute_score_batch with the batch reward manager
+
+The module-level scorer is configured from the environment, read once: ``KERNELGYM_TASKS`` (task path, default
+the bundled suite), ``KERNELGYM_BACKEND`` (``triton``), ``KERNELGYM_PROFILE`` (``quick``), ``KERNELGYM_REWARD``
+(``speedup``), ``KERNELGYM_DEVICE`` (default: the GPU if present). For other settings build your own with
+:func:`make_compute_score`. No import of ``verl`` is needed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable
+
+from kernelgym.integrations.scoring import Scorer
+
+_default: Scorer | None = None
+_lock = threading.Lock()
+
+
+def default_scorer() -> Scorer:
+    """The process-wide scorer configured from ``KERNELGYM_*`` environment variables (built on first use)."""
+    global _default
+    with _lock:
+        if _default is None:
+            _default = Scorer(tasks=os.environ.get("KERNELGYM_TASKS") or None,
+                              backend=os.environ.get("KERNELGYM_BACKEND", "triton"),
+                              profile=os.environ.get("KERNELGYM_PROFILE", "quick"),
+                              reward=os.environ.get("KERNELGYM_REWARD", "speedup"),
+                              device=os.environ.get("KERNELGYM_DEVICE") or None)
+        return _default
+
+
+def make_compute_score(scorer: Scorer | None = None, **scorer_kwargs: Any) -> Callable[..., float]:
+    """A ``compute_score`` bound to ``scorer`` (or to a new :class:`Scorer` built from ``scorer_kwargs``)."""
+    scorer = scorer or Scorer(**scorer_kwargs)
+
+    def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
+                      **kwargs: Any) -> float:
+        return scorer.score(str(ground_truth), solution_str)
+
+    return compute_score
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
+                  **kwargs: Any) -> float:
+    """The reward of ``solution_str`` (the model's response text) for task ``ground_truth``."""
+    return default_scorer().score(str(ground_truth), solution_str)
+
+
+def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[str],
+                        extra_infos: list[dict] | None = None, **kwargs: Any) -> list[float]:
+    """Batch form (veRL's batch reward manager): the rewards of a whole batch, evaluated concurrently."""
+    return default_scorer().score_many([str(g) for g in ground_truths], list(solution_strs))
