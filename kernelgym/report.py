@@ -7,6 +7,7 @@ The report dict is the one :func:`kernelgym.metrics.tables` returns, optionally 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 from kernelgym.metrics import fast_key
@@ -96,11 +97,17 @@ def plot_fast_p(report: dict, path: str | Path) -> Path:
 
 
 def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
-    """Write ``report.json``, ``report.md`` and ``fast_p.png`` into ``out_dir``; their paths by kind."""
+    """Write ``report.json``, ``report.md`` and ``fast_p.png`` into ``out_dir``; their paths by kind.
+
+    The plot needs matplotlib (the ``plot`` extra); without it the plot is left out with a warning.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "fast_p.png"}
+    paths = {"json": out / "report.json", "markdown": out / "report.md"}
     paths["json"].write_text(json.dumps(report, indent=1, sort_keys=True))
     paths["markdown"].write_text(render_markdown(report))
-    plot_fast_p(report, paths["plot"])
+    try:
+        paths["plot"] = plot_fast_p(report, out / "fast_p.png")
+    except ImportError:
+        warnings.warn("matplotlib is not installed (pip install 'kernelgym[plot]'): no fast_p.png", stacklevel=2)
     return paths

@@ -263,3 +263,14 @@ def test_bundled_solutions_replay_as_before():
     assert "L1/15_relu" in policy.task_ids() and policy.has("L1/15_relu")
     assert "class ModelNew" in policy({"task_id": "L1/15_relu"})
     assert load_tasks().get("L1/15_relu")
+
+
+def test_hugging_face_datasets_loads_jsonl_and_parquet(tmp_path, test_tasks):
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "episodes.jsonl"
+    collect(ReplayPolicy(replay_dir(tmp_path)), test_tasks, out, samples=2, max_turns=2,
+            evaluator=InstantEvaluator(), progress=False)
+    for kind, path in (("json", out), ("parquet", out.with_suffix(".parquet"))):
+        ds = datasets.load_dataset(kind, data_files=str(path), split="train", cache_dir=str(tmp_path / "hf"))
+        assert ds.num_rows == 2 and ds[0]["messages"][0]["role"] == "user"
+        assert json.loads(ds[0]["results"][0])["status"] == "ok"

@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot read {out}")
         print(f"wrote {jsonl_to_parquet(out, schema=arrow_schema())}")
         return 0
+    from kernelgym.data.collect import check_output, collect
+
+    check_output(out, args.resume)
     tasks = select_tasks(args)
     if len(tasks) == 0:
         raise CliError("no task matches the selection")
@@ -87,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
     has = getattr(policy, "has", None)
     if has is not None and not any(has(t.id) for t in tasks):
         raise CliError(f"the {args.policy} policy has no candidate for any selected task")
-    from kernelgym.data.collect import collect
 
     stats = collect(policy, tasks, out, samples=args.samples, max_turns=args.turns, backend=args.backend,
                     profile=args.profile, reward=args.reward, device=args.device, seed=args.seed,

@@ -75,7 +75,7 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     from kernelgym.report import timing_note
     from kernelgym.tasks import load_tasks
 
-    out = Path(args.out) if args.out else root.with_name(root.resolve().name + "-eval")
+    out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")
     evaluation = evaluate_folder(root, load_tasks(args.tasks), out, backend=args.backend, profile=args.profile,
                                  device=args.device, jobs=args.jobs, resume=args.resume,
                                  ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,

@@ -24,6 +24,7 @@ from kernelgym.data.records import EpisodeRecord, arrow_schema, library_versions
 from kernelgym.data.writers import JsonlWriter, jsonl_to_parquet, read_rows
 from kernelgym.envs.kernel_env import KernelEnv
 from kernelgym.progress import LiveCounts
+from kernelgym.rewards import get_reward
 from kernelgym.tasks import Task, TaskSet
 
 
@@ -81,6 +82,13 @@ def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sampl
     return record
 
 
+def check_output(out: Path, resume: bool) -> None:
+    """Raise ``FileExistsError`` when ``out`` holds episodes and ``resume`` is off (never append duplicates)."""
+    if out.exists() and out.stat().st_size > 0 and not resume:
+        raise FileExistsError(f"{out} already exists; continue it with --resume (resume=True) "
+                              "or choose another file")
+
+
 def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, samples: int = 1,
             max_turns: int = 1, backend: str = "triton", profile: str = "quick", reward: Any = "speedup",
             device: str | None = None, seed: int = 0, resume: bool = False, jobs: int = 1,
@@ -107,8 +115,8 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
     out = Path(out)
     if samples < 1 or max_turns < 1 or jobs < 1:
         raise ValueError("samples, max_turns and jobs must be at least 1")
-    if out.exists() and out.stat().st_size > 0 and not resume:
-        raise FileExistsError(f"{out} already exists; pass resume to continue it, or choose another file")
+    check_output(out, resume)
+    get_reward(reward)  # an unknown reward name fails here, not once per episode
     if evaluator is not None and jobs > 1 and not hasattr(evaluator, "evaluate_many"):
         from kernelgym.judge.runner import Judge
 

@@ -23,6 +23,9 @@ class EvalProfile:
     outlier_trials: int = 1
     recheck_after_timing: bool = False
     timing: TimingConfig = field(default_factory=TimingConfig)
+    #: timing on the CPU interpreter: a token measurement only (figures are flagged as not meaningful)
+    cpu_timing: TimingConfig = field(default_factory=lambda: TimingConfig(warmup=1, min_runs=3, max_runs=3,
+                                                                          budget_s=1.0, rel_ci=1.0))
     compile_baseline: bool = False
     compile_timeout_s: float = 120.0
     cuda_compile_timeout_s: float = 300.0

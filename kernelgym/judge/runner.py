@@ -150,13 +150,12 @@ class Judge:
                   for i in range(n_std + n_out)]
         recheck = [{"trial": len(trials) + i, "seed": (secret + 104729 * (i + 1)) % (2**62), "stage": "recheck"}
                    for i in range(2 if prof.name == "full" else 1)] if prof.recheck_after_timing else []
-        timing_cfg = prof.timing if not self.on_cpu else prof.timing.__class__(warmup=1, min_runs=3, max_runs=3,
-                                                                                 budget_s=1.0, rel_ci=1.0)
+        timing_cfg = prof.cpu_timing if self.on_cpu else prof.timing
         request = {
             "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
             "init_seed": secret % 100_003, "warmup_seed": (secret >> 7) % (2**62), "trials": trials,
             "recheck": recheck, "timing": timing_cfg.to_dict(), "scratch": str(scratch),
-            "timing_seeds": [(secret >> 3) + 31 * i for i in range(64)], "profile_seed": (secret >> 5) + 17,
+            "timing_seed_base": (secret >> 3) % (2**60), "profile_seed": (secret >> 5) + 17,
             "limits": {"file_bytes": 256 << 20, "cpu_s": int(prof.compile_timeout_s + prof.cpu_correctness_timeout_s
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
@@ -235,7 +234,7 @@ class Judge:
     def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile, kind: str = "eager") -> dict:
         """Reference timing on this device (``kind`` ``"eager"`` or ``"compile"`` for ``torch.compile``), measured
         like the candidate's and cached on disk per (task, device, dtype, torch version, kind)."""
-        from kernelgym.judge.timing import TimingConfig, summarize, time_calls
+        from kernelgym.judge.timing import summarize, time_calls
 
         key = self.baselines.key(task, self.describe_device(), self.versions()["torch"], kind)
         hit = self.baselines.get(key)
@@ -253,8 +252,7 @@ class Judge:
                 summary = {"median_ms": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
                 self.baselines.put(key, summary)
                 return summary
-        cfg = prof.timing if not self.on_cpu else TimingConfig(warmup=1, min_runs=3, max_runs=3, budget_s=1.0,
-                                                                rel_ci=1.0)
+        cfg = prof.cpu_timing if self.on_cpu else prof.timing
         times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
         summary = summarize(times)
         self.baselines.put(key, summary)
@@ -593,3 +591,34 @@ def _kill_group(proc: subprocess.Popen) -> None:
             proc.stdin.close()
         except OSError:
             pass
+    _wait_group_gone(proc.pid)
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
+
+
+def _wait_group_gone(pgid: int, timeout: float = 5.0) -> None:
+    """Block until every process of the worker's group has exited (SIGKILL is delivered asynchronously)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        members = _group_members(pgid)
+        if not members:
+            return
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)

@@ -1,0 +1,150 @@
+"""Trainer adapters called exactly as their trainers call them (no trl, verl or skyrl installed)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, GOOD, candidate
+from kernelgym.integrations.scoring import Scorer
+from kernelgym.integrations.skyrl import KernelTextEnv
+from kernelgym.integrations.trl import make_async_reward_func, make_reward_func
+from kernelgym.judge.result import EvalResult
+from kernelgym.tasks import TaskError
+
+TASK = "L1/1_scaled_relu"
+WRONG = candidate(expr="tl.maximum(x, 0.0)")
+CORRECT_ON_CPU = 0.3  # the default "speedup" reward of a correct kernel whose speed is not measured
+
+
+def fenced(code: str) -> str:
+    return f"Here you go.\n```python\n{code}\n```"
+
+
+class BatchEvaluator:
+    """An evaluator with evaluate_many (like the Ray pool): records the batches it is given."""
+
+    def __init__(self):
+        self.batches = []
+
+    def evaluate_many(self, items, backend="triton", profile="quick"):
+        self.batches.append([(task.id, text) for task, text in items])
+        return [EvalResult(task_id=task.id, stage="done", status="ok" if "* 2.0 + 1.0" in text else "incorrect")
+                for task, text in items]
+
+
+@pytest.fixture(scope="module")
+def scorer(tmp_path_factory):
+    s = Scorer(tasks=str(DATA / "tasks"), device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), max_workers=2)
+    yield s
+    s.close()
+
+
+# -- TRL ---------------------------------------------------------------------------------------------------
+def test_trl_reward_scores_a_mixed_batch_concurrently(scorer):
+    reward_func = make_reward_func(scorer)
+    seen_threads = set()
+    original = scorer.pool._judge
+
+    def spy():
+        seen_threads.add(threading.current_thread().name)
+        return original()
+
+    scorer.pool._judge = spy
+    try:
+        prompts = [[{"role": "user", "content": "write a kernel"}]] * 3
+        completions = [[{"role": "assistant", "content": fenced(GOOD)}],   # conversational format
+                       WRONG,                                              # standard format
+                       [{"role": "assistant", "content": "no code here"}]]
+        rewards = reward_func(prompts=prompts, completions=completions, task_id=[TASK] * 3,
+                              completion_ids=[[1, 2, 3]] * 3, trainer_state=None)
+    finally:
+        scorer.pool._judge = original
+    assert rewards == [pytest.approx(CORRECT_ON_CPU), 0.0, 0.0] and all(type(r) is float for r in rewards)
+    assert [r.status for r in reward_func.last_results] == ["ok", "incorrect", "compile_error"]
+    assert len(seen_threads) == 2 and all(name.startswith("kernelgym-judge") for name in seen_threads)
+    assert reward_func.__name__ == "kernelgym_reward"
+
+
+def test_trl_reward_uses_an_evaluators_evaluate_many():
+    evaluator = BatchEvaluator()
+    reward_func = make_reward_func(tasks=str(DATA / "tasks"), evaluator=evaluator, reward="correct")
+    rewards = reward_func(prompts=["p", "p"], completions=[GOOD, WRONG], task_id=[TASK, TASK])
+    assert rewards == [1.0, 0.0]
+    assert evaluator.batches == [[(TASK, GOOD), (TASK, WRONG)]]
+
+
+def test_trl_async_reward_is_a_coroutine_function(scorer):
+    reward_func = make_async_reward_func(scorer, name="kernel_speed")
+    assert inspect.iscoroutinefunction(reward_func) and reward_func.__name__ == "kernel_speed"
+    rewards = asyncio.run(reward_func(prompts=["p"], completions=[fenced(GOOD)], task_id=[TASK]))
+    assert rewards == [pytest.approx(CORRECT_ON_CPU)]
+
+
+def test_trl_reward_needs_a_task_id_column_of_known_ids():
+    reward_func = make_reward_func(tasks=str(DATA / "tasks"), evaluator=BatchEvaluator())
+    with pytest.raises(ValueError, match="task_id"):
+        reward_func(prompts=["p"], completions=[GOOD])
+    with pytest.raises(TaskError, match="unknown task id"):
+        reward_func(prompts=["p"], completions=[GOOD], task_id=["L1/nope"])
+
+
+# -- veRL --------------------------------------------------------------------------------------------------
+def test_verl_compute_score_loaded_from_its_file_as_verl_does(monkeypatch, tmp_path):
+    monkeypatch.setenv("KERNELGYM_TASKS", str(DATA / "tasks"))
+    monkeypatch.setenv("KERNELGYM_DEVICE", "cpu")
+    monkeypatch.setenv("KERNELGYM_CACHE", str(tmp_path))
+    import kernelgym.integrations.verl as verl_module
+
+    spec = importlib.util.spec_from_file_location("custom_module", Path(verl_module.__file__))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    compute_score = getattr(module, "compute_score")
+    good = compute_score("kernelgym/kernelbench", fenced(GOOD), TASK, extra_info={"index": 0})
+    junk = compute_score(data_source="kernelgym/kernelbench", solution_str="sorry", ground_truth=TASK)
+    assert good == pytest.approx(CORRECT_ON_CPU) and junk == 0.0 and type(good) is float
+    assert module.default_scorer().backend == "triton"
+    junk_batch = module.compute_score_batch(["kernelgym"] * 2, ["nope", "still nope"], [TASK] * 2, [{}, {}])
+    assert junk_batch == [0.0, 0.0]
+
+
+def test_verl_make_compute_score_binds_a_scorer():
+    compute_score = __import__("kernelgym.integrations.verl", fromlist=["x"]).make_compute_score(
+        tasks=str(DATA / "tasks"), evaluator=BatchEvaluator(), reward="correct")
+    assert compute_score("kernelgym", GOOD, TASK) == 1.0
+    assert compute_score("kernelgym", WRONG, TASK, None) == 0.0
+
+
+# -- SkyRL -------------------------------------------------------------------------------------------------
+def test_skyrl_env_multi_turn_episode(judge):
+    env = KernelTextEnv(env_config={"tasks": str(DATA / "tasks"), "max_turns": 2, "evaluator": judge},
+                        extras={"reward_spec": {"method": "rule", "ground_truth": TASK}, "data_source": "kernelgym"})
+    chat = [{"role": "user", "content": "Write ModelNew for the scaled relu."}]
+    prompt, metadata = env.init(chat)
+    assert prompt == chat and metadata["task_id"] == TASK and metadata["task"]["category"] == "Activation"
+
+    first = env.step(fenced(WRONG))
+    assert set(first) >= {"observations", "reward", "done", "metadata"}
+    assert first["done"] is False and first["reward"] == 0.0
+    (feedback,) = first["observations"]
+    assert feedback["role"] == "user" and "Status: incorrect" in feedback["content"]
+    assert "Attempt 2 of 2" in feedback["content"]
+
+    second = env.step(fenced(GOOD))
+    assert second["done"] is True and second["observations"] == []
+    assert second["reward"] == pytest.approx(CORRECT_ON_CPU) and second["metadata"]["result"]["status"] == "ok"
+    assert env.get_metrics() == {"turns": 2, "correct": True, "best_speedup": 0.0}
+    env.close()
+
+
+def test_skyrl_env_builds_its_prompt_and_needs_a_task_id(judge):
+    env = KernelTextEnv({"tasks": str(DATA / "tasks"), "evaluator": judge}, {"task_id": TASK})
+    prompt, _ = env.init(None)
+    assert prompt[0]["role"] == "user" and "class Model" in prompt[0]["content"]
+    with pytest.raises(ValueError, match="task id"):
+        KernelTextEnv({"tasks": str(DATA / "tasks")}, {})
