@@ -44,6 +44,17 @@ class CollectStats:
     skipped_tasks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    def add_row(self, row: dict) -> None:
+        self.finished += 1
+        self.compiled += row["compiled"]
+        self.correct += row["correct"]
+        self.fast_1 += row["fast_1"]
+
+    def add_failure(self, key: str, exc: Exception) -> str:
+        self.failed += 1
+        self.errors.append(f"{key}: {type(exc).__name__}: {exc}")
+        return self.errors[-1]
+
     def summary(self) -> str:
         return (f"{self.finished} episodes written ({self.compiled} compiled, {self.correct} correct, "
                 f"{self.fast_1} fast_1), {self.failed} failed, {self.already_done} already in {self.jsonl}")
@@ -80,6 +91,25 @@ def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sampl
     record.messages = messages
     record.duration_s = round(time.monotonic() - started, 3)
     return record
+
+
+class _ThreadEnvs:
+    """One KernelEnv per thread, each with its own Judge unless a shared evaluator is given."""
+
+    def __init__(self, env_kwargs: dict, evaluator: Any, cache_dir: str | Path | None):
+        self.env_kwargs, self.evaluator, self.cache_dir = env_kwargs, evaluator, cache_dir
+        self._local = threading.local()
+
+    def get(self) -> KernelEnv:
+        env = getattr(self._local, "env", None)
+        if env is None:
+            evaluator = self.evaluator
+            if evaluator is None:
+                from kernelgym.judge.runner import Judge
+
+                evaluator = Judge(device=self.env_kwargs["device"], cache_dir=self.cache_dir)
+            env = self._local.env = KernelEnv(evaluator=evaluator, **self.env_kwargs)
+        return env
 
 
 def check_output(out: Path, resume: bool) -> None:
@@ -126,47 +156,33 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
     writer = JsonlWriter.open(out)  # repairs a damaged last line first (with a warning)
     try:
         done = {row_key(r) for r in read_rows(out).rows}
-        can_answer = getattr(policy, "has", None)
-        playable = [t for t in tasks if can_answer is None or can_answer(t.id)]
-        stats.skipped_tasks = [t.id for t in tasks if can_answer is not None and not can_answer(t.id)]
+        can_answer = getattr(policy, "has", lambda task_id: True)
+        playable = [t for t in tasks if can_answer(t.id)]
+        stats.skipped_tasks = [t.id for t in tasks if t not in playable]
         work = [(t, s) for t in playable for s in range(samples)]
         pending = [(t, s) for t, s in work if (t.id, s) not in done]
         stats.already_done, stats.planned = len(work) - len(pending), len(pending)
+        envs = _ThreadEnvs(dict(tasks=tasks, backend=backend, max_turns=max_turns, reward=reward, profile=profile,
+                                device=device), evaluator, cache_dir)
         label, versions = policy_name(policy), library_versions()
-        local = threading.local()
 
         def play(task: Task, sample: int) -> EpisodeRecord:
-            env = getattr(local, "env", None)
-            if env is None:
-                judge = evaluator
-                if judge is None:
-                    from kernelgym.judge.runner import Judge
-
-                    judge = Judge(device=device, cache_dir=cache_dir)
-                env = local.env = KernelEnv(tasks=tasks, backend=backend, max_turns=max_turns, reward=reward,
-                                            profile=profile, device=device, evaluator=judge)
-            return run_episode(env, policy, task, sample, seed + sample, label, versions)
+            return run_episode(envs.get(), policy, task, sample, seed + sample, label, versions)
 
         with LiveCounts(len(pending), "collect", ("compiled", "correct", "fast_1", "failed"), progress) as bar, \
                 ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="kernelgym-collect") as pool:
-            futures = {pool.submit(play, t, s): (t.id, s) for t, s in pending}
+            futures = {pool.submit(play, t, s): f"{t.id}#{s}" for t, s in pending}
             try:
                 for future in as_completed(futures):
-                    task_id, sample = futures[future]
                     try:
                         row = future.result().to_row()
                     except Exception as exc:  # the policy failed: not recorded, retried on resume
-                        stats.failed += 1
-                        stats.errors.append(f"{task_id}#{sample}: {type(exc).__name__}: {exc}")
-                        warnings.warn(f"episode {task_id}#{sample} failed and was not recorded: "
-                                      f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
+                        error = stats.add_failure(futures[future], exc)
+                        warnings.warn(f"episode {error} (not recorded)", RuntimeWarning, stacklevel=2)
                         bar.advance(failed=1)
                         continue
                     writer.write(row)
-                    stats.finished += 1
-                    stats.compiled += row["compiled"]
-                    stats.correct += row["correct"]
-                    stats.fast_1 += row["fast_1"]
+                    stats.add_row(row)
                     bar.advance(compiled=row["compiled"], correct=row["correct"], fast_1=row["fast_1"])
             except BaseException:
                 for future in futures:

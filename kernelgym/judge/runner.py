@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelgym.judge import guards, sandbox
+from kernelgym.distributed.locks import NoLock
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
@@ -72,17 +73,21 @@ class Judge:
         memory_limit_bytes: resident memory above which a worker is killed (``crashed``).
         min_kernel_coverage: on a GPU, the least share of kernel time the candidate's own kernels must carry.
         sandbox_namespaces: run workers in their own PID/network/mount namespaces where the OS allows it.
+        gpu_lock: a :class:`~kernelgym.distributed.locks.SharedExclusiveLock` shared by judges that evaluate
+            concurrently on one GPU: compile and correctness hold it shared, timing (candidate and baselines)
+            exclusively, so timing always has the GPU to itself.
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
-                 sandbox_namespaces: bool = True):
+                 sandbox_namespaces: bool = True, gpu_lock=None):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
         self.use_sandbox = sandbox_namespaces
+        self.gpu_lock = gpu_lock if gpu_lock is not None else NoLock()
         self._sandboxed = False
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self.baselines = BaselineCache(self.cache_dir / "baselines.json")
@@ -321,6 +326,7 @@ class _Session:
                  prof: EvalProfile, task: Task, init_seed: int):
         self.judge, self.proc, self.reader, self.result, self.prof, self.task = judge, proc, reader, result, prof, task
         self.init_seed = init_seed
+        self._shared = None
         self.stage_started = time.monotonic()
         self.deadline = self.stage_started + prof.startup_timeout_s + prof.compile_timeout_s
         self.stage_name = "startup"
@@ -401,18 +407,30 @@ class _Session:
 
     def run(self, trials: list[dict], recheck: list[dict]) -> None:
         try:
+            self.expect("ready")  # the worker has imported torch; GPU work starts only when allowed
+            self._shared = self.judge.gpu_lock.shared()
+            self._shared.__enter__()
+            self.send_line("go")
             self.expect_stage("compile")
             self.expect_stage("correctness")
             self.check_trials(trials)
             self.check_profile(self.expect("profile"))
-            self.send_line("time")
-            header = self.expect("timing")
-            self.record_timing(header)
-            if recheck:
-                self.check_trials(recheck)
-            self.expect("done")
+            self._release_shared()
+            with self.judge.gpu_lock.exclusive():  # the GPU to itself while timing (see kernelgym.distributed)
+                self.send_line("time")
+                header = self.expect("timing")
+                self.record_timing(header)
+                if recheck:
+                    self.check_trials(recheck)
+                self.expect("done")
         finally:
+            self._release_shared()
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 4)
+
+    def _release_shared(self) -> None:
+        if self._shared is not None:
+            self._shared.__exit__(None, None, None)
+            self._shared = None
 
     def expect_stage(self, name: str) -> None:
         header, _ = self.next_frame()

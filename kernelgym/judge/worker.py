@@ -258,6 +258,9 @@ def main() -> int:
     global _BASE_THREADS
     _BASE_THREADS = {t.ident for t in _threading.enumerate()}
     worker = Worker(result_fd, request)
+    worker.send({"event": "ready"})
+    if worker._wait_for() != "go":
+        return 0
     if not worker.compile():
         return 0
     worker.send({"event": "stage", "stage": "correctness"})
