@@ -274,3 +274,21 @@ def test_hugging_face_datasets_loads_jsonl_and_parquet(tmp_path, test_tasks):
         ds = datasets.load_dataset(kind, data_files=str(path), split="train", cache_dir=str(tmp_path / "hf"))
         assert ds.num_rows == 2 and ds[0]["messages"][0]["role"] == "user"
         assert json.loads(ds[0]["results"][0])["status"] == "ok"
+
+
+def test_a_failing_episode_is_not_recorded_and_resume_retries_it(tmp_path, test_tasks):
+    out = tmp_path / "episodes.jsonl"
+
+    def flaky(observation):
+        if observation["sample"] == 1:
+            raise ConnectionError("endpoint went away")
+        return GOOD
+
+    with pytest.warns(RuntimeWarning, match="L1/1_scaled_relu#1: ConnectionError"):
+        stats = collect(flaky, test_tasks, out, samples=2, evaluator=InstantEvaluator(), progress=False)
+    assert (stats.finished, stats.failed) == (1, 1)
+    assert [r["sample"] for r in read_rows(out).rows] == [0]
+    stats = collect(lambda observation: GOOD, test_tasks, out, samples=2, evaluator=InstantEvaluator(),
+                    resume=True, progress=False)
+    assert (stats.already_done, stats.finished) == (1, 1)
+    assert sorted(r["sample"] for r in read_rows(out).rows) == [0, 1]

@@ -80,7 +80,7 @@ class KernelEnv(gym.Env):
 
             evaluator = Judge(device=device)
         self.evaluator = evaluator
-        self.device = getattr(evaluator, "device", device) or "cpu"
+        self.device = device or getattr(evaluator, "device", None) or "cpu"
         self.target_speedup = float(target_speedup)
         self.render_mode = render_mode
         self._hardware_json: str | None = None
@@ -143,9 +143,12 @@ class KernelEnv(gym.Env):
 
     def hardware_json(self) -> str:
         if self._hardware_json is None:
-            from kernelgym.hardware import detect
+            if hasattr(self.evaluator, "hardware_json"):
+                self._hardware_json = self.evaluator.hardware_json()
+            else:
+                from kernelgym.hardware import detect
 
-            self._hardware_json = detect(self.device if self.device != "cpu" else "cpu").to_json()
+                self._hardware_json = detect(self.device).to_json()
         return self._hardware_json
 
     def _observation(self) -> dict:

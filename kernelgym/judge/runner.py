@@ -147,7 +147,27 @@ class Judge:
                                        + (f" (+{len(flags) - 1} more)" if len(flags) > 1 else ""))
 
     # -- the worker ---------------------------------------------------------------------------------------
-    def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile) -> None:
+    def prebuild(self, task: Task, text: str, arch: str | None = None,
+                 profile: str | EvalProfile = "quick") -> EvalResult | None:
+        """Build a CUDA candidate without a GPU into the source-keyed build cache, ahead of its evaluation.
+
+        Returns the verdict when the candidate already fails here (format, static checks, build errors), else
+        ``None`` (the GPU evaluation then loads the finished build). Triton candidates return ``None`` at once.
+        """
+        prof = get_profile(profile)
+        result = EvalResult(task_id=task.id, backend="cuda", device="cpu (build only)", profile=prof.name,
+                            versions=self.versions())
+        try:
+            source = self._stage_format(result, text)
+            self._stage_static(result, source, "cuda")
+            self._run_worker(result, task, source, prof, mode="build", arch=arch)
+        except _Verdict as verdict:
+            result.status, result.message = verdict.status, verdict.message
+            return result
+        return None
+
+    def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile, mode: str = "evaluate",
+                    arch: str | None = None) -> None:
         scratch = Path(tempfile.mkdtemp(prefix="kernelgym-run-"))
         secret = secrets.randbits(62)
         n_std, n_out = prof.trials, prof.outlier_trials
@@ -157,7 +177,7 @@ class Judge:
                    for i in range(2 if prof.name == "full" else 1)] if prof.recheck_after_timing else []
         timing_cfg = prof.cpu_timing if self.on_cpu else prof.timing
         request = {
-            "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
+            "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
             "init_seed": secret % 100_003, "warmup_seed": (secret >> 7) % (2**62), "trials": trials,
             "recheck": recheck, "timing": timing_cfg.to_dict(), "scratch": str(scratch),
             "timing_seed_base": (secret >> 3) % (2**60), "profile_seed": (secret >> 5) + 17,
@@ -174,13 +194,16 @@ class Judge:
                                                      self.use_sandbox)
                 proc = subprocess.Popen(argv,
                                         stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                        pass_fds=(write_fd,), cwd=scratch, env=self._worker_env(scratch, task, source),
+                                        pass_fds=(write_fd,), cwd=scratch, env=self._worker_env(scratch, task, source, arch),
                                         start_new_session=True)
             os.close(write_fd)
             write_fd = -1
             session = _Session(self, proc, FrameReader(read_fd), result, prof, task, request["init_seed"])
             session.send_line(json.dumps(request))
-            session.run(trials, recheck)
+            if mode == "build":
+                session.run_build()
+            else:
+                session.run(trials, recheck)
         except _Verdict as verdict:
             if verdict.status == "compile_error":
                 errors = summarize_compiler_errors(_tail(log_path, 200_000) + "\n" + result.log_tail)
@@ -200,7 +223,7 @@ class Judge:
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _worker_env(self, scratch: Path, task: Task, source: str = "") -> dict[str, str]:
+    def _worker_env(self, scratch: Path, task: Task, source: str = "", arch: str | None = None) -> dict[str, str]:
         keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
                 "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
         env = {k: os.environ[k] for k in keep if k in os.environ}
@@ -210,6 +233,9 @@ class Judge:
                    KERNELGYM_RUNNER_PID=str(os.getpid()))
         if self.on_cpu:
             env["TRITON_INTERPRET"] = "1"
+        arch = arch or self.hardware().compute_capability
+        if arch:  # load_inline builds for exactly this GPU, the same way in prebuild and evaluation
+            env["TORCH_CUDA_ARCH_LIST"] = arch
         return env
 
     # -- reference side -----------------------------------------------------------------------------------
@@ -275,6 +301,10 @@ class Judge:
             hit = measure_ceilings(self.device)
             self.baselines.put(key, hit)
         return hit
+
+    def hardware_json(self) -> str:
+        """The hardware spec of this judge's device, as JSON text (shown to the policy)."""
+        return self.hardware().to_json()
 
     def hardware(self):
         from kernelgym.hardware import detect
@@ -425,6 +455,16 @@ class _Session:
                 self.expect("done")
         finally:
             self._release_shared()
+            self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 4)
+
+    def run_build(self) -> None:
+        """Build-only session: the worker imports the candidate (building it) and stops."""
+        try:
+            self.expect("ready")
+            self.send_line("go")
+            self.expect_stage("compile")
+            self.expect("done")
+        finally:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 4)
 
     def _release_shared(self) -> None:

@@ -103,8 +103,8 @@ class Worker:
                    "message": f"{_type(exc).__name__}: {str(exc)[:500]}", "traceback": tb[-4000:]})
 
     # -- stage 1 -------------------------------------------------------------------------------------------
-    def compile(self) -> bool:
-        self.send({"event": "stage", "stage": "compile"})
+    def import_candidate(self):
+        """Import the candidate file; its ``ModelNew`` class, or ``None`` after reporting a compile error."""
         path = os.path.join(self.req["scratch"], "candidate.py")
         with open(path, "w") as f:
             f.write(self.req["source"])
@@ -113,9 +113,15 @@ class Worker:
             candidate = importlib.util.module_from_spec(spec)
             sys.modules["candidate"] = candidate
             spec.loader.exec_module(candidate)
-            cls = getattr(candidate, "ModelNew")
+            return getattr(candidate, "ModelNew")
         except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is its verdict
             self.error("compile_error", exc, "import")
+            return None
+
+    def compile(self) -> bool:
+        self.send({"event": "stage", "stage": "compile"})
+        cls = self.import_candidate()
+        if cls is None:
             return False
         try:
             self.model = build_model(self.module, cls, self.req["init_seed"], self.device, self.task.dtype)
@@ -260,6 +266,12 @@ def main() -> int:
     worker = Worker(result_fd, request)
     worker.send({"event": "ready"})
     if worker._wait_for() != "go":
+        return 0
+    if request.get("mode") == "build":  # CUDA prebuild on a CPU worker: import (load_inline builds), then stop
+        worker.send({"event": "stage", "stage": "compile"})
+        if worker.import_candidate() is None:
+            return 0
+        worker.send({"event": "done"})
         return 0
     if not worker.compile():
         return 0

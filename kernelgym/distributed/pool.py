@@ -1,0 +1,257 @@
+"""RayEvalPool: evaluations spread over every GPU of a Ray cluster, with backpressure, retries and deduplication.
+
+Layout: one :class:`GpuEvaluator` actor per GPU (``num_gpus=1``), each a threaded actor running up to
+``concurrency_per_gpu`` evaluations at once. Inside an actor every evaluation has its own worker process (the
+judge's isolation is unchanged); worker start-up, Python import, static checks and Triton/CUDA compilation overlap
+freely, compile and correctness share the GPU, and timing (candidate and baselines) takes the GPU exclusively
+(:class:`~kernelgym.distributed.locks.SharedExclusiveLock`). CUDA candidates are first built by a CPU Ray task
+(``prebuild``) into the shared, source-keyed build cache, so the GPU actor only loads them.
+
+Contracts:
+
+* ``submit`` returns a :class:`concurrent.futures.Future` of an :class:`EvalResult`; at most ``max_in_flight``
+  evaluations are outstanding (``submit`` blocks beyond that: backpressure).
+* An actor that dies is restarted by Ray; its evaluations are retried once, then reported as ``crashed``.
+* Identical (task, backend, profile, program) submissions are evaluated once; later ones get a copy.
+* Works with ``ray.init()`` on one machine (tests use fake GPU counts) and ``ray.init(address="auto")``.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import hashlib
+import os
+import threading
+from typing import Iterable, Iterator
+
+from kernelgym.judge.result import EvalResult
+from kernelgym.tasks import Task
+
+
+def _actor_class():
+    import ray
+
+    @ray.remote
+    class GpuEvaluator:
+        """Evaluates on the GPU Ray assigned to it (or the CPU when the cluster has none)."""
+
+        def __init__(self, judge_kwargs: dict):
+            import torch
+
+            from kernelgym.distributed.locks import SharedExclusiveLock
+
+            self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
+            self.lock = SharedExclusiveLock()
+            self.judge_kwargs = dict(judge_kwargs)
+            self.local = threading.local()
+
+        def _judge(self):
+            judge = getattr(self.local, "judge", None)
+            if judge is None:
+                from kernelgym.judge.runner import Judge
+
+                judge = self.local.judge = Judge(device=self.device, gpu_lock=self.lock, **self.judge_kwargs)
+            return judge
+
+        def evaluate(self, task: dict, text: str, backend: str, profile) -> dict:
+            return self._judge().evaluate(Task.from_dict(task), text, backend=backend, profile=profile).to_dict()
+
+        def hardware_json(self) -> str:
+            from kernelgym.hardware import detect
+
+            return detect(self.device).to_json()
+
+        def info(self) -> dict:
+            import torch
+
+            cap = torch.cuda.get_device_capability(0) if self.device != "cpu" else None
+            return {"pid": os.getpid(), "device": self.device,
+                    "arch": f"{cap[0]}.{cap[1]}" if cap else None,
+                    "visible": os.environ.get("CUDA_VISIBLE_DEVICES")}
+
+    return GpuEvaluator
+
+
+def _prebuild_task():
+    import ray
+
+    @ray.remote(num_cpus=1)
+    def prebuild(task: dict, text: str, judge_kwargs: dict, arch: str | None) -> dict | None:
+        """Build a CUDA candidate on a CPU worker into the shared build cache; a failed build is the verdict."""
+        from kernelgym.judge.runner import Judge
+
+        judge = Judge(device="cpu", **judge_kwargs)
+        result = judge.prebuild(Task.from_dict(task), text, arch=arch)
+        return result.to_dict() if result is not None else None
+
+    return prebuild
+
+
+class RayEvalPool:
+    """Evaluate many candidates over a Ray cluster. See the module docstring for the contracts.
+
+    Args:
+        num_gpus: actors to start (default: the cluster's GPU count; 1 CPU actor when it has none).
+        concurrency_per_gpu: evaluations one actor runs at once (they share the GPU except while timing).
+        max_in_flight: outstanding evaluations before ``submit`` blocks (default: 2 x total concurrency).
+        dedupe: evaluate identical submissions once.
+        judge_kwargs: passed to each actor's :class:`~kernelgym.judge.runner.Judge` (e.g. ``cache_dir``).
+        address: passed to ``ray.init`` when Ray is not initialised yet.
+        gpus_per_actor: GPU resource each actor asks Ray for (default 1 when the cluster has GPUs, else 0).
+    """
+
+    def __init__(self, num_gpus: int | None = None, concurrency_per_gpu: int = 4, max_in_flight: int | None = None,
+                 dedupe: bool = True, judge_kwargs: dict | None = None, address: str | None = None,
+                 gpus_per_actor: float | None = None):
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        gpus = int(ray.cluster_resources().get("GPU", 0))
+        self.num_actors = int(num_gpus) if num_gpus is not None else max(gpus, 1)
+        per_actor_gpu = gpus_per_actor if gpus_per_actor is not None else (1 if gpus > 0 else 0)
+        self.judge_kwargs = dict(judge_kwargs or {})
+        cls = _actor_class()
+        self.actors = [cls.options(num_gpus=per_actor_gpu, num_cpus=0, max_concurrency=concurrency_per_gpu,
+                                   max_restarts=-1, max_task_retries=0).remote(self.judge_kwargs)
+                       for _ in range(self.num_actors)]
+        self._prebuild = _prebuild_task()
+        self.concurrency = concurrency_per_gpu * self.num_actors
+        self.max_in_flight = max_in_flight or 2 * self.concurrency
+        self._slots = threading.BoundedSemaphore(self.max_in_flight)
+        self._executor = cf.ThreadPoolExecutor(max_workers=self.max_in_flight, thread_name_prefix="kg-pool")
+        self._next = 0
+        self._lock = threading.Lock()
+        self.dedupe = dedupe
+        self._memo: "collections.OrderedDict[str, cf.Future]" = collections.OrderedDict()
+        self._arch: str | None = None
+        self._hardware_json: str | None = None
+        self.stats = collections.Counter()
+
+    # -- public API ---------------------------------------------------------------------------------------
+    def submit(self, task: Task, text: str, backend: str = "triton", profile="quick") -> cf.Future:
+        """Queue one evaluation; blocks while ``max_in_flight`` evaluations are outstanding."""
+        key = self._key(task, text, backend, profile)
+        with self._lock:
+            hit = self._memo.get(key) if self.dedupe else None
+            if hit is not None:
+                self.stats["deduplicated"] += 1
+                self._memo.move_to_end(key)
+                return _copy_future(hit)
+        self._slots.acquire()
+        future = self._executor.submit(self._run, task, text, backend, profile)
+        future.add_done_callback(lambda _: self._slots.release())
+        if self.dedupe:
+            with self._lock:
+                self._memo[key] = future
+                while len(self._memo) > 4096:
+                    self._memo.popitem(last=False)
+        return future
+
+    def evaluate(self, task: Task, text: str, backend: str = "triton", profile="quick") -> EvalResult:
+        """Evaluate one candidate (the :class:`~kernelgym.envs.kernel_env.Evaluator` protocol)."""
+        return self.submit(task, text, backend, profile).result()
+
+    def evaluate_many(self, items: Iterable[tuple], backend: str = "triton", profile="quick",
+                      ordered: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
+        """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
+        as they complete."""
+        futures = [self.submit(task, text, backend, profile) for task, text in items]
+        if ordered:
+            return [f.result() for f in futures]
+        index = {f: i for i, f in enumerate(futures)}
+        return ((index[f], f.result()) for f in cf.as_completed(futures))
+
+    def close(self) -> None:
+        import ray
+
+        self._executor.shutdown(wait=True)
+        for actor in self.actors:
+            ray.kill(actor)
+
+    # -- internals -----------------------------------------------------------------------------------------
+    def _key(self, task: Task, text: str, backend: str, profile) -> str:
+        name = profile if isinstance(profile, str) else repr(profile)
+        return hashlib.sha256("\0".join((task.id, task.digest, backend, name, text)).encode()).hexdigest()
+
+    def _pick(self) -> int:
+        with self._lock:
+            self._next = (self._next + 1) % len(self.actors)
+            return self._next
+
+    def _run(self, task: Task, text: str, backend: str, profile) -> EvalResult:
+        import ray
+
+        task_dict = task.to_dict()
+        if backend == "cuda":
+            built = ray.get(self._prebuild.remote(task_dict, text, self.judge_kwargs, self.arch()))
+            if built is not None:
+                self.stats["prebuild_verdicts"] += 1
+                return EvalResult.from_dict(built)
+        last_error = None
+        index = self._pick()
+        for attempt in range(2):
+            actor = self.actors[(index + attempt) % len(self.actors)]  # the retry goes to another actor if any
+            if attempt and len(self.actors) == 1:
+                self._wait_alive(actor)
+            try:
+                data = ray.get(actor.evaluate.remote(task_dict, text, backend, profile))
+                self.stats["evaluated"] += 1
+                return EvalResult.from_dict(data)
+            except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
+                self.stats["actor_failures"] += 1
+                last_error = exc
+        return EvalResult(task_id=task.id, backend=backend, status="crashed", stage="compile",
+                          message=f"the evaluation actor died twice while evaluating this candidate "
+                                  f"({type(last_error).__name__})")
+
+    @staticmethod
+    def _wait_alive(actor, timeout: float = 120.0) -> None:
+        """Wait for a restarted actor to answer again (best effort)."""
+        import ray
+
+        try:
+            ray.get(actor.info.remote(), timeout=timeout)
+        except Exception:  # noqa: BLE001 - the retry reports the failure
+            pass
+
+    def arch(self) -> str | None:
+        """The GPUs' compute capability (e.g. ``"9.0"``), asked of an actor once."""
+        if self._arch is None:
+            import ray
+
+            self._arch = ray.get(self.actors[0].info.remote()).get("arch") or ""
+        return self._arch or None
+
+    @property
+    def device(self) -> str:
+        """The actors' device kind (``"cuda:0"`` inside each actor, or ``"cpu"``)."""
+        return self.actor_info()[0]["device"]
+
+    def hardware_json(self) -> str:
+        """The hardware spec as seen by an actor (the machine that runs the candidates)."""
+        if self._hardware_json is None:
+            import ray
+
+            self._hardware_json = ray.get(self.actors[0].hardware_json.remote())
+        return self._hardware_json
+
+    def actor_info(self) -> list[dict]:
+        import ray
+
+        return ray.get([a.info.remote() for a in self.actors])
+
+
+def _copy_future(source: cf.Future) -> cf.Future:
+    """A future that completes with a copy of ``source``'s result (so callers never share one object)."""
+    out: cf.Future = cf.Future()
+
+    def done(f: cf.Future) -> None:
+        try:
+            out.set_result(EvalResult.from_dict(f.result().to_dict()))
+        except Exception as exc:  # noqa: BLE001
+            out.set_exception(exc)
+
+    source.add_done_callback(done)
+    return out

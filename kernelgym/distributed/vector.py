@@ -1,0 +1,83 @@
+"""KernelVectorEnv: many KernelEnv episodes stepped together, their evaluations running concurrently on a pool.
+
+A Gymnasium :class:`~gymnasium.vector.VectorEnv` (observations batched with ``batch_space``: text fields become
+tuples of strings, numbers become arrays). It holds no shared memory, so text observations are never corrupted
+(Gymnasium's ``AsyncVectorEnv`` with ``shared_memory=True`` cannot carry text).
+
+Autoreset mode: **next-step** (Gymnasium's default). When sub-env ``i`` terminates or truncates at step ``t``, the
+next ``step`` ignores ``actions[i]``, resets sub-env ``i`` and returns its first observation with reward 0 and
+``terminated = truncated = False``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+
+from kernelgym.envs.kernel_env import KernelEnv
+
+
+class KernelVectorEnv(VectorEnv):
+    """``num_envs`` :class:`KernelEnv` copies sharing one evaluator (a :class:`RayEvalPool` or any object with
+    ``evaluate``); a step submits every sub-env's candidate at once and waits for all verdicts."""
+
+    metadata = {"autoreset_mode": "next_step"}
+
+    def __init__(self, num_envs: int, evaluator: Any, max_parallel: int | None = None, **env_kwargs):
+        self.num_envs = int(num_envs)
+        self.envs = [KernelEnv(evaluator=evaluator, **env_kwargs) for _ in range(self.num_envs)]
+        self.single_observation_space = self.envs[0].observation_space
+        self.single_action_space = self.envs[0].action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        try:  # Gymnasium >= 1.1 names the mode with an enum
+            from gymnasium.vector import AutoresetMode
+
+            self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+        except ImportError:  # pragma: no cover - Gymnasium 1.0
+            pass
+        self._executor = cf.ThreadPoolExecutor(max_workers=max_parallel or self.num_envs)
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        seeds = seed if isinstance(seed, (list, tuple)) else \
+            [None if seed is None else seed + i for i in range(self.num_envs)]
+        obs, infos = [], []
+        for env, s in zip(self.envs, seeds):
+            o, info = env.reset(seed=s, options=options)
+            obs.append(o)
+            infos.append(info)
+        self._needs_reset[:] = False
+        return self._batch(obs), {"per_env": infos}
+
+    def step(self, actions):
+        actions = list(actions)
+        if len(actions) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
+        futures = {}
+        for i, (env, action) in enumerate(zip(self.envs, actions)):
+            if not self._needs_reset[i]:
+                futures[i] = self._executor.submit(env.step, action)
+        obs, infos = [None] * self.num_envs, [None] * self.num_envs
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terms = np.zeros(self.num_envs, dtype=bool)
+        truncs = np.zeros(self.num_envs, dtype=bool)
+        for i, env in enumerate(self.envs):
+            if self._needs_reset[i]:
+                obs[i], infos[i] = env.reset()
+                self._needs_reset[i] = False
+                continue
+            obs[i], rewards[i], terms[i], truncs[i], infos[i] = futures[i].result()
+            self._needs_reset[i] = terms[i] or truncs[i]
+        return self._batch(obs), rewards, terms, truncs, {"per_env": infos}
+
+    def close_extras(self, **kwargs) -> None:
+        self._executor.shutdown(wait=True)
+
+    def _batch(self, observations: list[dict]):
+        out = create_empty_array(self.single_observation_space, self.num_envs)
+        return concatenate(self.single_observation_space, observations, out)

@@ -1,0 +1,132 @@
+"""The Ray evaluation pool and the vector env on a local Ray cluster with fake GPU resources (CPU judges)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from conftest import DATA, GOOD, candidate  # noqa: E402
+from kernelgym.distributed.locks import SharedExclusiveLock  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def pool(cluster, tmp_path_factory):
+    from kernelgym.distributed.pool import RayEvalPool
+
+    p = RayEvalPool(concurrency_per_gpu=2, judge_kwargs={"cache_dir": str(tmp_path_factory.mktemp("c"))})
+    yield p
+    p.close()
+
+
+def test_one_actor_per_gpu_resource(pool):
+    infos = pool.actor_info()
+    assert len(infos) == 2 and len({i["pid"] for i in infos}) == 2
+    assert sorted(i["visible"] for i in infos) == ["0", "1"]  # Ray gave each actor its own (fake) GPU
+
+
+def test_n_candidates_in_n_results_out_in_order(pool, relu_task):
+    texts = [GOOD, candidate(expr="x"), "no code", GOOD.replace("256", "128"), candidate(pre="raise ValueError('v')")]
+    results = pool.evaluate_many([(relu_task, t) for t in texts])
+    assert [r.status for r in results] == ["ok", "incorrect", "compile_error", "ok", "runtime_error"]
+    unordered = dict(pool.evaluate_many([(relu_task, t) for t in texts[:3]], ordered=False))
+    assert sorted(unordered) == [0, 1, 2]
+
+
+def test_identical_candidates_are_evaluated_once(pool, relu_task):
+    text = GOOD.replace("256", "512")
+    before = pool.stats["deduplicated"]
+    first, second = pool.evaluate_many([(relu_task, text), (relu_task, text)])
+    assert first.status == second.status == "ok"
+    assert pool.stats["deduplicated"] == before + 1
+    assert first is not second
+
+
+def test_a_killed_actor_is_restarted_and_its_work_retried(pool, relu_task):
+    texts = [GOOD.replace("256", str(2 ** (i + 5))) for i in range(6)]
+    futures = [pool.submit(relu_task, t) for t in texts]
+    time.sleep(1.0)
+    ray.kill(pool.actors[0], no_restart=False)
+    results = [f.result(timeout=600) for f in futures]
+    assert len(results) == 6
+    assert all(r.status == "ok" for r in results), [r.message for r in results]
+
+
+def test_backpressure_bounds_in_flight_work(cluster, relu_task, tmp_path):
+    from kernelgym.distributed.pool import RayEvalPool
+
+    p = RayEvalPool(num_gpus=1, concurrency_per_gpu=1, max_in_flight=1, dedupe=False, gpus_per_actor=0,
+                    judge_kwargs={"cache_dir": str(tmp_path)})
+    try:
+        t0 = time.monotonic()
+        f1 = p.submit(relu_task, GOOD)
+        f2 = p.submit(relu_task, GOOD)  # blocks until f1 is done
+        assert f1.done()
+        assert f2.result().status == "ok" and time.monotonic() - t0 > 0
+    finally:
+        p.close()
+
+
+def test_vector_env_steps_episodes_concurrently(pool):
+    from kernelgym.distributed.vector import KernelVectorEnv
+
+    venv = KernelVectorEnv(3, pool, tasks=str(DATA / "tasks"), max_turns=2)
+    obs, info = venv.reset(seed=0)
+    assert len(obs["prompt"]) == 3 and all("ModelNew" in p for p in obs["prompt"])
+    obs, rewards, terms, truncs, infos = venv.step([GOOD, candidate(expr="x"), "junk"])
+    assert venv.observation_space.contains(obs)
+    assert terms.tolist() == [True, False, False] and truncs.tolist() == [False, False, False]
+    assert rewards[0] > rewards[1] >= 0 and rewards[2] == 0
+    obs, rewards, terms, truncs, infos = venv.step([GOOD, GOOD, "junk"])
+    assert obs["turn"].tolist() == [0, 2, 2]            # env 0 was auto-reset (next-step mode)
+    assert rewards[0] == 0 and terms.tolist() == [False, True, False] and truncs.tolist() == [False, False, True]
+    assert isinstance(obs["feedback"][1], str) and "Status: ok" in obs["feedback"][1]
+    assert np.asarray(obs["best_speedup"]).shape == (3, 1)
+    venv.close()
+
+
+def test_shared_exclusive_lock_excludes_sharers_while_exclusive():
+    import threading
+
+    lock = SharedExclusiveLock()
+    events = []
+
+    def sharer(i):
+        with lock.shared():
+            events.append(("s+", i))
+            time.sleep(0.05)
+            events.append(("s-", i))
+
+    def writer():
+        with lock.exclusive():
+            events.append(("x+", 0))
+            time.sleep(0.05)
+            events.append(("x-", 0))
+
+    threads = [threading.Thread(target=sharer, args=(i,)) for i in range(3)] + [threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    inside = 0
+    for kind, _ in events:
+        if kind == "x+":
+            assert inside == 0
+            inside = -1
+        elif kind == "x-":
+            inside = 0
+        elif kind == "s+":
+            assert inside >= 0
+            inside += 1
+        else:
+            inside -= 1
