@@ -84,11 +84,14 @@ def cmd_tasks_lint(args) -> int:
     from kernelgym.lint import lint_tasks
 
     tasks = _select(_load(args.path), args)
-    reports = lint_tasks(tasks, device=args.device, jobs=args.jobs)
+
+    def show(report) -> None:
+        if not report.ok or args.verbose:
+            figures = " ".join(f"{k}={v:.4g}" for k, v in report.figures.items() if isinstance(v, float))
+            print(report.render() + (f"  [{figures}]" if figures and args.verbose else ""), flush=True)
+
+    reports = lint_tasks(tasks, device=args.device, jobs=args.jobs, on_report=show)
     failed = [r for r in reports if not r.ok]
-    for r in reports:
-        if not r.ok or args.verbose:
-            print(r.render())
     print(f"{len(reports) - len(failed)} passed, {len(failed)} failed")
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_dict() for r in reports], indent=1))

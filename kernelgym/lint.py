@@ -138,7 +138,7 @@ def _lint_gpu_speed(task, module, model, device, flops, nbytes, report) -> None:
     from kernelgym.judge.timing import TimingConfig, summarize, time_calls
 
     times = time_calls(model, lambda i: make_inputs(module, 100 + i, device), device,
-                       TimingConfig(warmup=3, min_runs=10, max_runs=50, budget_s=3.0, rel_ci=0.02))
+                       TimingConfig(warmup=2, min_runs=5, max_runs=20, budget_s=1.0, rel_ci=0.02))
     ms = summarize(times)["median_ms"]
     spec = detect(device)
     report.figures["eager_ms"] = ms
@@ -175,14 +175,18 @@ def _lint_one(args):
     return lint_task(Task.from_dict(task_dict), device).to_dict()
 
 
-def lint_tasks(tasks, device: str = "cpu", jobs: int = 1) -> list[LintReport]:
-    """Lint every task; ``jobs > 1`` spreads tasks over processes (CPU only)."""
-    if jobs <= 1 or device != "cpu":
-        return [lint_task(t, device) for t in tasks]
-    with ProcessPoolExecutor(jobs) as pool:
-        dicts = list(pool.map(_lint_one, [(t.to_dict(), device) for t in tasks]))
+def lint_tasks(tasks, device: str = "cpu", jobs: int = 1, on_report=None) -> list[LintReport]:
+    """Lint every task; ``jobs > 1`` spreads tasks over processes (CPU only); ``on_report`` sees each report."""
     out = []
-    for d in dicts:
-        r = LintReport(d["task_id"], {n: (c["ok"], c["detail"]) for n, c in d["checks"].items()}, d["figures"])
-        out.append(r)
+    if jobs <= 1 or device != "cpu":
+        reports = (lint_task(t, device) for t in tasks)
+    else:
+        pool = ProcessPoolExecutor(jobs)
+        dicts = pool.map(_lint_one, [(t.to_dict(), device) for t in tasks])
+        reports = (LintReport(d["task_id"], {n: (c["ok"], c["detail"]) for n, c in d["checks"].items()},
+                              d["figures"]) for d in dicts)
+    for report in reports:
+        if on_report is not None:
+            on_report(report)
+        out.append(report)
     return out

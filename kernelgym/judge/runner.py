@@ -94,6 +94,7 @@ class Judge:
         self._references: dict[str, Any] = {}
         self._versions: dict[str, str] | None = None
         self._hardware = None
+        self._compiled: dict = {}
 
     # ------------------------------------------------------------------------------------------------------
     def evaluate(self, task: Task, text: str, backend: str = "triton",
@@ -273,14 +274,9 @@ class Judge:
             return hit
         module, model = self.reference(task, 0)
         if kind == "compile":
-            import torch
-
-            try:
-                model = torch.compile(model)
-                with torch.no_grad():
-                    model(*make_inputs(module, 99, self.device))
-            except Exception as exc:  # noqa: BLE001 - a reference torch.compile cannot handle: no baseline
-                summary = {"median_ms": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+            model = self.compiled_reference(task)
+            if isinstance(model, str):  # torch.compile could not handle the reference: no baseline
+                summary = {"median_ms": None, "error": model}
                 self.baselines.put(key, summary)
                 return summary
         cfg = prof.cpu_timing if self.on_cpu else prof.timing
@@ -288,6 +284,24 @@ class Judge:
         summary = summarize(times)
         self.baselines.put(key, summary)
         return summary
+
+    def compiled_reference(self, task: Task):
+        """``torch.compile`` of the reference model, compiled (one call made); an error string if it failed."""
+        key = f"{task.id}:{task.digest}"
+        cache = self._compiled
+        if key not in cache:
+            import torch
+
+            module, model = self.reference(task, 0)
+            try:
+                compiled = torch.compile(model)
+                with torch.no_grad():
+                    compiled(*make_inputs(module, 99, self.device))
+                cache.clear()
+                cache[key] = compiled
+            except Exception as exc:  # noqa: BLE001
+                cache[key] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        return cache[key]
 
     def ceilings(self) -> dict:
         """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached."""
@@ -445,6 +459,8 @@ class _Session:
             self.expect_stage("correctness")
             self.check_trials(trials)
             self.check_profile(self.expect("profile"))
+            if self.prof.compile_baseline and not self.judge.on_cpu:
+                self.judge.compiled_reference(self.task)  # torch.compile's own compilation, outside the exclusive lock
             self._release_shared()
             with self.judge.gpu_lock.exclusive():  # the GPU to itself while timing (see kernelgym.distributed)
                 self.send_line("time")
