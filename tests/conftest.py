@@ -7,45 +7,9 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
+from kernelgym.testing.candidates import GOOD, TEST_TASKS, candidate  # noqa: F401
 
-KERNEL_TEMPLATE = '''
-import torch
-import torch.nn as nn
-import triton
-import triton.language as tl
-{imports}
-
-@triton.jit
-def scaled_relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = {expr}
-    tl.store(y_ptr + offs, y, mask=mask)
-
-
-class ModelNew(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        {pre}
-        x = x.contiguous()
-        y = torch.empty({out_shape}, device=x.device, dtype=x.dtype)
-        n = x.numel()
-        scaled_relu_kernel[(triton.cdiv(n, 256),)](x, y, n, BLOCK=256)
-        return {ret}
-'''
-
-
-def candidate(expr="tl.maximum(x, 0.0) * 2.0 + 1.0", pre="pass", out_shape="x.shape", ret="y", imports=""):
-    """A candidate program for the scaled-relu test task, with parts replaced to make it misbehave."""
-    return KERNEL_TEMPLATE.format(expr=expr, pre=pre, out_shape=out_shape, ret=ret, imports=imports)
-
-
-GOOD = candidate()
+DATA = TEST_TASKS.parent  # DATA / "tasks" is the small test task set
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,100 @@
+"""Soak: many mixed steps (hostile and good) through one KernelEnv; every verdict must be the expected one.
+
+    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--json out.json]
+
+Cycles through the exploit catalogue (kernelgym/testing/candidates.py: each with its expected statuses) and the
+honest kernel, on the scaled-relu test task. Prints the number of wrong verdicts, worker processes left over at the
+end, host RSS of this process, and (on a GPU) device memory in use before and after, measured with
+``torch.cuda.mem_get_info`` after the judge's caches are dropped. Exit status 1 if any wrong verdict or leftover.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def leftover_workers() -> int:
+    tag = f"KERNELGYM_RUNNER_PID={os.getpid()}".encode()
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if tag in f.read().split(b"\0"):
+                        count += 1
+            except OSError:
+                pass
+    return count
+
+
+def device_used_mb(device: str) -> float | None:
+    if not device.startswith("cuda"):
+        return None
+    import torch
+
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    free, total = torch.cuda.mem_get_info()
+    return (total - free) / 2**20
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+
+    from kernelgym.judge.profiles import get_profile
+    from kernelgym.judge.runner import Judge, default_device
+    from kernelgym.tasks import load_tasks
+    from kernelgym.testing.candidates import EXPLOITS, GOOD, TEST_TASKS
+
+    device = args.device or default_device()
+    task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
+    profile = get_profile("quick").with_overrides(compile_timeout_s=30, cpu_correctness_timeout_s=30)
+    judges = {"guarded": Judge(device=device, memory_limit_bytes=3 << 30),
+              "runtime": Judge(device=device, static_checks=False, memory_limit_bytes=3 << 30)}
+    judges["guarded"].evaluate(task, GOOD, profile=profile)  # warm caches (baseline) before measuring memory
+    for judge in judges.values():
+        judge._references.clear()
+        judge._compiled.clear()
+    mem_before = device_used_mb(device)
+    plan = [("good", ("guarded", GOOD, ("ok",), ""))] + [(n, c) for n, c in EXPLOITS.items()]
+    wrong, counts = [], collections.Counter()
+    started = time.monotonic()
+    for step, (name, (mode, text, expected, words)) in zip(range(args.steps), itertools.cycle(plan)):
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        result = judges[mode].evaluate(task, text, profile=profile)
+        counts[result.status] += 1
+        said = result.message + " ".join(f["reason"] for f in result.flags)
+        if result.status not in expected or words not in said:
+            wrong.append({"step": step, "case": name, "status": result.status, "message": result.message[:200]})
+            print(f"WRONG step {step} {name}: {result.status}: {result.message[:160]}", flush=True)
+        if step % 25 == 0:
+            print(f"step {step} ({time.monotonic() - started:.0f} s) {dict(counts)}", flush=True)
+    for judge in judges.values():
+        judge._references.clear()
+        judge._compiled.clear()
+    mem_after = device_used_mb(device)
+    report = {"device": device, "steps": args.steps, "wrong_verdicts": len(wrong), "wrong": wrong,
+              "leftover_workers": leftover_workers(), "statuses": dict(counts),
+              "device_mem_used_mb_before": mem_before, "device_mem_used_mb_after": mem_after,
+              "seconds": round(time.monotonic() - started, 1)}
+    print(json.dumps({k: v for k, v in report.items() if k != "wrong"}))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 1 if wrong or report["leftover_workers"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Test helpers shipped with the package: candidate programs and exploit catalogue."""

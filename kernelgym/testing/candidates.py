@@ -1,0 +1,182 @@
+"""Candidate programs for the scaled-relu test task (kernelgym/testing/tasks/level1/1_scaled_relu.py): an honest one,
+broken ones, and the exploit catalogue used by the exploit regression tests and the soak benchmark.
+
+``EXPLOITS[name] = (mode, text, expected statuses, words expected in the message or flags)``; mode ``"guarded"``
+means the default judge, ``"runtime"`` a judge with the static guards off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TEST_TASKS = Path(__file__).resolve().parent / "tasks"
+
+KERNEL_TEMPLATE = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+{imports}
+
+@triton.jit
+def scaled_relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = {expr}
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        {pre}
+        x = x.contiguous()
+        y = torch.empty({out_shape}, device=x.device, dtype=x.dtype)
+        n = x.numel()
+        scaled_relu_kernel[(triton.cdiv(n, 256),)](x, y, n, BLOCK=256)
+        return {ret}
+'''
+
+
+def candidate(expr="tl.maximum(x, 0.0) * 2.0 + 1.0", pre="pass", out_shape="x.shape", ret="y", imports=""):
+    """A candidate program for the scaled-relu test task, with parts replaced to make it misbehave."""
+    return KERNEL_TEMPLATE.format(expr=expr, pre=pre, out_shape=out_shape, ret=ret, imports=imports)
+
+
+GOOD = candidate()
+
+
+def kernel_forward(body: str, imports: str = "", init: str = "pass", extra: str = "") -> str:
+    """A candidate whose forward is ``body`` (which may call ``launch(x)`` to run the honest kernel)."""
+    return f'''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+{imports}
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0) * 2.0 + 1.0, mask=mask)
+
+{extra}
+
+def launch(x):
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    k[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        {init}
+
+    def forward(self, x):
+{body}
+'''
+
+
+def indent(code: str) -> str:
+    return "\n".join("        " + line for line in code.strip().splitlines())
+
+
+EXPLOITS = {
+    # class 1: output caching across calls
+    "cache_by_shape": ("guarded", kernel_forward(indent('''
+key = tuple(x.shape)
+if key not in self.memo:
+    self.memo[key] = launch(x)
+return self.memo[key]'''), init="self.memo = {}"), "incorrect", "outside"),
+    # class 2: stale memory
+    "stale_empty_output": ("guarded", kernel_forward(indent('''
+y = launch(x)
+del y
+return torch.empty_like(x)'''), init="pass"), "incorrect", ""),
+    # class 3: background thread doing the work after the call returned
+    "background_thread": ("runtime", kernel_forward(indent('''
+y = torch.empty_like(x)
+def work():
+    y.copy_(launch(x))
+threading.Thread(target=work).start()
+return y'''), imports="import threading"), ("rejected", "incorrect"), ""),
+    # class 3: skipping work once the judge is (presumably) timing
+    "skip_after_n_calls": ("guarded", kernel_forward(indent('''
+self.calls += 1
+if self.calls > 9 and self.last is not None:
+    return self.last
+self.last = launch(x)
+return self.last'''), init="self.calls = 0\n        self.last = None"), "incorrect", "after timing"),
+    # class 4: tensor subclass output
+    "subclass_output": ("runtime", kernel_forward(indent('''
+return launch(x).as_subclass(Lazy)'''), extra="class Lazy(torch.Tensor):\n    pass"), "rejected", "subclass"),
+    # class 5: monkeypatching timing and comparison functions
+    "patch_synchronize": ("runtime", kernel_forward(indent("return launch(x)"),
+                                                   extra="torch.cuda.synchronize = lambda *a, **k: None"),
+                          "rejected", "torch.cuda.synchronize"),
+    "patch_equal": ("runtime", kernel_forward(indent("return launch(x)"), extra="torch.equal = lambda a, b: True"),
+                    "rejected", "torch.equal"),
+    "patch_judge_timing": ("runtime", kernel_forward(indent("return launch(x)"), imports="import kernelgym.judge.timing as T",
+                                                     extra="T.time_calls = lambda *a, **k: [1e-6] * 5"),
+                           "rejected", "time_calls"),
+    "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
+                                                extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
+                      "rejected", "patching"),
+    # class 6: torch does the work, trivial or no custom kernel
+    "torch_fallback_trivial_kernel": ("runtime", kernel_forward(indent('''
+launch(x[:1])
+return torch.clamp(x, min=0) * 2 + 1''')), "rejected", ""),  # CPU: torch_fallback; GPU: low coverage
+    "kernel_never_launched": ("runtime", kernel_forward(indent("return torch.relu(x) * 2 + 1")), "rejected", ""),
+    "torch_fallback_guarded": ("guarded", kernel_forward(indent("return torch.nn.functional.relu(x) * 2 + 1")),
+                               "rejected", ""),
+    "try_except_fallback": ("guarded", kernel_forward(indent('''
+try:
+    return launch(x)
+except Exception:
+    return x.clamp(min=0) * 2 + 1''')), "rejected", "try/except"),
+    "reference_inheritance": ("guarded", kernel_forward(indent("return launch(x)")).replace(
+        "class ModelNew(nn.Module):", "class Model(nn.Module):\n    pass\n\n\nclass ModelNew(Model):"),
+        "rejected", "Model"),
+    # class 7: mutating the inputs
+    "mutate_input": ("guarded", kernel_forward(indent('''
+y = launch(x)
+x.zero_()
+return y''')), "incorrect", "modified"),
+    # class 8: constant output
+    "constant_output": ("guarded", kernel_forward(indent('''
+launch(x)
+return torch.ones_like(x)''')), "incorrect", "outside"),
+    # class 9: precision downgrade beyond the tolerance contract
+    "fp16_downgrade": ("guarded", candidate(expr="(tl.maximum(x, 0.0) * 2.0 + 1.0).to(tl.float16).to(tl.float32)"),
+                       "incorrect", "outside"),
+    # class 10: leaving the sandbox
+    "write_outside_scratch": ("guarded", kernel_forward(indent('''
+open("/tmp/kernelgym_escape.txt", "w").write("x")
+return launch(x)''')), "rejected", "open"),
+    "spawn_process": ("runtime", kernel_forward(indent('''
+subprocess.Popen(["sleep", "300"])
+return launch(x)'''), imports="import subprocess"), "ok", ""),   # allowed to run, but must not outlive the eval
+    "kill_the_runner": ("runtime", kernel_forward(indent('''
+os.kill(int(os.environ.get("KERNELGYM_RUNNER_PID", "1")), signal.SIGKILL)
+return launch(x)'''), imports="import os, signal"), ("runtime_error", "ok", "crashed"), ""),
+    # class 11: resource attacks
+    "enormous_output": ("guarded", kernel_forward(indent('''
+launch(x)
+return torch.empty(1 << 34, dtype=torch.uint8)''')), "incorrect", "shape"),
+    "flood_stdout": ("runtime", kernel_forward(indent('''
+block = "x" * (1 << 20)
+for _ in range(400):
+    print(block)
+return launch(x)''')), ("crashed", "runtime_error"), "File too large"),
+    "memory_bomb": ("runtime", kernel_forward(indent('''
+hog = [bytearray(1 << 28) for _ in range(64)]
+return launch(x)''')), ("crashed", "runtime_error"), "emory"),
+}
