@@ -2,7 +2,8 @@
 
 Checks, per task (each a named line in the report):
 
-* ``load``          the file loads; metadata valid; a small-shape variant exists; FLOPs/bytes formulas evaluate > 0
+* ``load``          the file loads; metadata valid; a small-shape variant exists; bytes > 0 and flops >= 0 (pure
+                    data movement has no FLOPs)
 * ``init``          two builds under the same seed hold identical parameters and buffers
 * ``deterministic`` the same seed gives the same inputs and bit-identical outputs
 * ``seed_varies``   different seeds give different outputs (``statistical`` tasks: different samples)
@@ -74,8 +75,9 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
     except TaskError as exc:
         report.add("load", False, str(exc))
         return
-    missing = [w for w, v in (("flops", flops), ("bytes", nbytes)) if v is None or v <= 0]
-    report.add("load", not missing, f"missing or non-positive formula(s): {', '.join(missing)}" if missing else "")
+    missing = [w for w, v in (("flops", flops), ("bytes", nbytes)) if v is None or v < 0 or (w == "bytes" and v == 0)]
+    report.add("load", not missing, f"missing or invalid formula(s): {', '.join(missing)} (flops >= 0, bytes > 0)"
+               if missing else "")
 
     def state(model):
         return {k: v.detach().clone() for k, v in model.state_dict().items()} if isinstance(model, torch.nn.Module) \

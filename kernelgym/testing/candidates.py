@@ -170,7 +170,8 @@ return launch(x)'''), imports="import os, signal"), ("runtime_error", "ok", "cra
     # class 11: resource attacks
     "enormous_output": ("guarded", kernel_forward(indent('''
 launch(x)
-return torch.empty(1 << 34, dtype=torch.uint8)''')), "incorrect", "shape"),
+return torch.empty(1 << 34, dtype=torch.uint8)''')), ("incorrect", "runtime_error"), ""),
+    # (incorrect: shape checked before any payload is read; runtime_error where the address-space limit hits first)
     "flood_stdout": ("runtime", kernel_forward(indent('''
 block = "x" * (1 << 20)
 for _ in range(400):
