@@ -200,6 +200,7 @@ class Judge:
             os.close(write_fd)
             write_fd = -1
             session = _Session(self, proc, FrameReader(read_fd), result, prof, task, request["init_seed"])
+            session.judge_log = log_path
             session.send_line(json.dumps(request))
             if mode == "build":
                 session.run_build()
@@ -228,7 +229,10 @@ class Judge:
         keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
                 "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
         env = {k: os.environ[k] for k in keep if k in os.environ}
-        env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=PACKAGE_ROOT, PYTHONDONTWRITEBYTECODE="1",
+        # the runner's own import path (site directories given by PYTHONPATH included), never the candidate's
+        python_path = os.pathsep.join([PACKAGE_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                        if p and p != PACKAGE_ROOT])
+        env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1",
                    TRITON_CACHE_DIR=str(scratch / "triton"), TORCH_EXTENSIONS_DIR=str(extension_dir(self.cache_dir, source)),
                    PYTHONHASHSEED="0", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"),
                    KERNELGYM_RUNNER_PID=str(os.getpid()))
@@ -371,6 +375,7 @@ class _Session:
         self.judge, self.proc, self.reader, self.result, self.prof, self.task = judge, proc, reader, result, prof, task
         self.init_seed = init_seed
         self._shared = None
+        self.judge_log: Path | None = None
         self.stage_started = time.monotonic()
         self.deadline = self.stage_started + prof.startup_timeout_s + prof.compile_timeout_s
         self.stage_name = "startup"
@@ -420,6 +425,10 @@ class _Session:
         except subprocess.TimeoutExpired:
             code = None
         how = sandbox.describe_exit(code, self.judge._sandboxed)
+        if self.stage_name == "startup":  # before any candidate code ran: the judge's fault, said plainly
+            tail = " | ".join(_tail(self.judge_log).strip().splitlines()[-3:]) if self.judge_log else ""
+            return _Verdict("crashed", f"the judge's worker process {how} while starting, before the candidate was "
+                                       f"loaded (not the candidate's fault): {tail[:400]}")
         return _Verdict("crashed", f"the worker process {how} during the {self.stage_name} stage (the candidate "
                                    f"ended or crashed its process)")
 
