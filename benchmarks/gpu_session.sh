@@ -7,7 +7,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONUNBUFFERED=1 KERNELGYM_CACHE=/tmp/kgcache
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 part=${1:-all}
-run() { [ "$part" = all ] || [ "$part" = "$1" ]; }
+run() { [ "$part" = all ] || [[ ",$part," == *",$1,"* ]]; }
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 if run smoke; then
@@ -15,11 +15,14 @@ if run smoke; then
   timeout 75 python3 -m pytest -q -s -p no:cacheprovider tests/gpu 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
 fi
 if run throughput; then
-  timeout 210 python3 benchmarks/throughput.py --solutions 22 --profile full --concurrency 8 --plain 9 \
+  timeout 200 python3 benchmarks/throughput.py --solutions 22 --profile full --concurrency 8 --plain 9 \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
+if run cuda; then
+  timeout 150 python3 benchmarks/cuda_solutions.py --concurrency 12 --json "$OUT/cuda.json" 2>&1 | grep -v USDT | tee "$OUT/cuda.txt"
+fi
 if run repeats; then
-  timeout 110 python3 benchmarks/bench_solutions.py --repeats 5 --profile full --budget-s 90 --cache-dir /tmp/kg-throughput \
+  timeout 90 python3 benchmarks/bench_solutions.py --repeats 5 --profile full --budget-s 70 --cache-dir /tmp/kg-throughput \
     --json "$OUT/repeats.json" 2>&1 | grep -v USDT | tee "$OUT/repeats.txt"
 fi
 if run lint; then
