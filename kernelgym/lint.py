@@ -5,7 +5,8 @@ Checks, per task (each a named line in the report):
 * ``load``          the file loads; metadata valid; a small-shape variant exists; bytes > 0 and flops >= 0 (pure
                     data movement has no FLOPs)
 * ``init``          two builds under the same seed hold identical parameters and buffers
-* ``deterministic`` the same seed gives the same inputs and bit-identical outputs
+* ``deterministic`` the same seed gives bit-identical outputs, or (float atomics on a GPU) outputs within 1/10 of
+                    the task's tolerance of each other
 * ``seed_varies``   different seeds give different outputs (``statistical`` tasks: different samples)
 * ``nonconstant``   an all-zero answer and a constant answer (the reference's mean) both FAIL the task's own
                     comparison, for every trial; so does the output magnitude check: mean |output| ≥ 10 × atol
@@ -100,11 +101,17 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
         torch.cuda.synchronize()
     first_s = time.perf_counter() - t0
     b, c = run(1), run(2)
+    detail = ""
     if task.check == "statistical":
         det = True  # random tasks need only be seedable in distribution
     else:
         det = all(_equal(x, y) for x, y in zip(a, b))
-    report.add("deterministic", det, "" if det else "same seed gave different outputs")
+        if not det and compare_outputs(a, b, task.atol / 10, task.rtol / 10, task.check).ok:
+            # float atomics (scatter_add, index_put with accumulate) reorder sums on a GPU: the last bits vary,
+            # but far below the tolerance, so the judge's verdict cannot depend on it
+            det, detail = True, "bitwise nondeterministic, within 1/10 of the tolerance"
+            report.figures["bitwise_nondeterministic"] = 1.0
+    report.add("deterministic", det, detail if det else "same seed gave different outputs")
     varies = any(not _equal(x, y) for x, y in zip(a, c))
     report.add("seed_varies", varies, "" if varies else "the output does not depend on the seed")
 
