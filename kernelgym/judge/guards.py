@@ -99,6 +99,9 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
     # names bound by `from torch... import matmul [as mm]`: calling them is calling torch
     torch_names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
                    and (n.module or "").split(".")[0] == "torch" for a in n.names if a.name in TORCH_COMPUTE}
+    # constructors may use torch to build parameters and buffers exactly as the reference does
+    in_init = {id(sub) for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) and fn.name == "__init__"
+               for sub in ast.walk(fn)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
@@ -106,6 +109,8 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
                 _flag(flags, "forbidden_call", f"calls {func.id}(): dynamic code and attribute access are not allowed")
             dotted = _dotted(func)
             head, _, last = dotted.rpartition(".")
+            if id(node) in in_init:
+                continue
             if (last in TORCH_COMPUTE and head and head.split(".")[0] in _TORCH_MODULE_NAMES) \
                     or (not head and last in torch_names):
                 _flag(flags, "torch_fallback", f"calls {dotted}(): the main work must be done by your own "

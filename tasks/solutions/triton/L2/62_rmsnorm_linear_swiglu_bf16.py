@@ -72,8 +72,6 @@ class ModelNew(nn.Module):
         self.up = nn.Linear(d_model, hidden, bias=False, dtype=torch.bfloat16)
         with torch.no_grad():
             self.norm.weight.copy_(0.75 + 0.5 * torch.rand(d_model))
-            self.gate.weight.mul_(2.0)
-            self.up.weight.mul_(2.0)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.contiguous()
