@@ -21,9 +21,9 @@ PAD = 1
 class Model(nn.Module):
     """Max pooling along the last axis of an (N, C, L) tensor."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int):
         super().__init__()
-        self.pool = nn.MaxPool1d(kernel_size=KSIZE, stride=STRIDE, padding=PAD)
+        self.pool = nn.MaxPool1d(kernel_size=kernel_size, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD]

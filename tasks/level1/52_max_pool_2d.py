@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"N": 2, "C": 3, "H": 9, "W": 8},
 }
 
-N = 32
+N = 40
 C = 64
 H = 512
 W = 512
@@ -22,9 +22,9 @@ PAD = 1
 class Model(nn.Module):
     """nn.MaxPool2d(3, stride=2, padding=1) on an (N, C, H, W) tensor."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int):
         super().__init__()
-        self.pool = nn.MaxPool2d(kernel_size=KSIZE, stride=STRIDE, padding=PAD)
+        self.pool = nn.MaxPool2d(kernel_size=kernel_size, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -35,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD]

@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"N": 2, "C": 2, "D": 6, "H": 7, "W": 8},
 }
 
-N = 16
+N = 20
 C = 32
 D = 64
 H = 128
@@ -23,9 +23,9 @@ PAD = 1
 class Model(nn.Module):
     """nn.MaxPool3d over an (N, C, D, H, W) volume."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int):
         super().__init__()
-        self.pool = nn.MaxPool3d(kernel_size=KSIZE, stride=STRIDE, padding=PAD)
+        self.pool = nn.MaxPool3d(kernel_size=kernel_size, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -36,4 +36,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD]

@@ -21,9 +21,9 @@ PAD = 2
 class Model(nn.Module):
     """nn.AvgPool1d(8, stride=4, padding=2) on an (N, C, L) tensor (count_include_pad=True)."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int):
         super().__init__()
-        self.pool = nn.AvgPool1d(kernel_size=KSIZE, stride=STRIDE, padding=PAD)
+        self.pool = nn.AvgPool1d(kernel_size=kernel_size, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD]

@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"N": 2, "C": 3, "H": 10, "W": 7},
 }
 
-N = 32
+N = 40
 C = 96
 H = 400
 W = 400
@@ -22,9 +22,9 @@ PAD = 1
 class Model(nn.Module):
     """nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False)."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int):
         super().__init__()
-        self.pool = nn.AvgPool2d(kernel_size=KSIZE, stride=STRIDE, padding=PAD, count_include_pad=False)
+        self.pool = nn.AvgPool2d(kernel_size=kernel_size, stride=stride, padding=padding, count_include_pad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -35,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD]

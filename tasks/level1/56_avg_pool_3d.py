@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"N": 2, "C": 3, "S": 7},
 }
 
-N = 16
+N = 24
 C = 32
 S = 96
 KSIZE = 3
@@ -21,9 +21,9 @@ PAD = 1
 class Model(nn.Module):
     """nn.AvgPool3d(3, stride=2, padding=1) on an (N, C, S, S, S) tensor."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int):
         super().__init__()
-        self.pool = nn.AvgPool3d(kernel_size=KSIZE, stride=STRIDE, padding=PAD)
+        self.pool = nn.AvgPool3d(kernel_size=kernel_size, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD]

@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"N": 2, "C": 4, "H": 11, "W": 9, "OUT_H": 3, "OUT_W": 4},
 }
 
-N = 320
+N = 640
 C = 512
 H = 50
 W = 50
@@ -19,11 +19,11 @@ OUT_W = 7
 
 
 class Model(nn.Module):
-    """nn.AdaptiveAvgPool2d((OUT_H, OUT_W))."""
+    """nn.AdaptiveAvgPool2d((out_h, out_w))."""
 
-    def __init__(self):
+    def __init__(self, out_h: int, out_w: int):
         super().__init__()
-        self.pool = nn.AdaptiveAvgPool2d((OUT_H, OUT_W))
+        self.pool = nn.AdaptiveAvgPool2d((out_h, out_w))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [OUT_H, OUT_W]

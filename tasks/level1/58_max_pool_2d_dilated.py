@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"N": 2, "C": 3, "H": 11, "W": 9},
 }
 
-N = 64
+N = 96
 C = 48
 H = 384
 W = 384
@@ -23,9 +23,9 @@ DIL = 2
 class Model(nn.Module):
     """nn.MaxPool2d(3, stride=2, padding=1, dilation=2)."""
 
-    def __init__(self):
+    def __init__(self, kernel_size: int, stride: int, padding: int, dilation: int):
         super().__init__()
-        self.pool = nn.MaxPool2d(kernel_size=KSIZE, stride=STRIDE, padding=PAD, dilation=DIL)
+        self.pool = nn.MaxPool2d(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
@@ -36,4 +36,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [KSIZE, STRIDE, PAD, DIL]

@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 32
+N = 128
 CIN = 64
 COUT = 128
 L = 16384
@@ -21,9 +21,9 @@ KSIZE = 5
 class Model(nn.Module):
     """nn.Conv1d(CIN, COUT, 5, padding=2)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()
-        self.conv = nn.Conv1d(CIN, COUT, KSIZE, padding=KSIZE // 2)
+        self.conv = nn.Conv1d(in_channels, out_channels, kernel_size, padding=kernel_size // 2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT, KSIZE]

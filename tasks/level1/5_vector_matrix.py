@@ -12,7 +12,7 @@ KERNELGYM = {
 }
 
 K = 32000
-N = 24576
+N = 61440
 
 
 class Model(nn.Module):

@@ -11,10 +11,10 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 32
+N = 128
 CIN = 48
 COUT = 96
-L = 32768
+L = 40000
 KSIZE = 7
 STRIDE = 2
 DIL = 3
@@ -23,9 +23,9 @@ DIL = 3
 class Model(nn.Module):
     """nn.Conv1d(CIN, COUT, 7, stride=2, dilation=3, bias=False)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int, dilation: int):
         super().__init__()
-        self.conv = nn.Conv1d(CIN, COUT, KSIZE, stride=STRIDE, dilation=DIL, bias=False)
+        self.conv = nn.Conv1d(in_channels, out_channels, kernel_size, stride=stride, dilation=dilation, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -36,4 +36,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT, KSIZE, STRIDE, DIL]

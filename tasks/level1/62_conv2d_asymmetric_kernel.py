@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 16
+N = 80
 CIN = 32
 COUT = 64
 H = 160
@@ -23,9 +23,9 @@ KW = 7
 class Model(nn.Module):
     """nn.Conv2d(CIN, COUT, (3, 7), padding=(1, 3))."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int, kernel_h: int, kernel_w: int):
         super().__init__()
-        self.conv = nn.Conv2d(CIN, COUT, (KH, KW), padding=(KH // 2, KW // 2))
+        self.conv = nn.Conv2d(in_channels, out_channels, (kernel_h, kernel_w), padding=(kernel_h // 2, kernel_w // 2))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -36,4 +36,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT, KH, KW]

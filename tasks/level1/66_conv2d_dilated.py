@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 16
+N = 96
 CIN = 64
 COUT = 64
 H = 192
@@ -22,9 +22,9 @@ DIL = 2
 class Model(nn.Module):
     """nn.Conv2d(CIN, COUT, 3, padding=2, dilation=2)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int, dilation: int):
         super().__init__()
-        self.conv = nn.Conv2d(CIN, COUT, 3, padding=DIL, dilation=DIL)
+        self.conv = nn.Conv2d(in_channels, out_channels, 3, padding=dilation, dilation=dilation)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -35,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT, DIL]

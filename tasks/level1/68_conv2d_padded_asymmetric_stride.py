@@ -11,19 +11,19 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 16
+N = 128
 CIN = 32
-COUT = 48
+COUT = 64
 H = 255
 W = 191
 
 
 class Model(nn.Module):
-    """nn.Conv2d(CIN, COUT, (5, 3), stride=(1, 2), padding=(2, 1))."""
+    """nn.Conv2d(in_channels, out_channels, (5, 3), stride=(1, 2), padding=(2, 1))."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int):
         super().__init__()
-        self.conv = nn.Conv2d(CIN, COUT, (5, 3), stride=(1, 2), padding=(2, 1))
+        self.conv = nn.Conv2d(in_channels, out_channels, (5, 3), stride=(1, 2), padding=(2, 1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT]

@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 64
+N = 96
 CIN = 64
 COUT = 128
 H = 160
@@ -21,18 +21,19 @@ W = 160
 class Model(nn.Module):
     """Depthwise nn.Conv2d(CIN, CIN, 3, padding=1, groups=CIN) then nn.Conv2d(CIN, COUT, 1)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int):
         super().__init__()
-        self.depthwise = nn.Conv2d(CIN, CIN, 3, padding=1, groups=CIN, bias=False)
-        self.pointwise = nn.Conv2d(CIN, COUT, 1)
+        self.depthwise = nn.Conv2d(in_channels, in_channels, 3, padding=1, groups=in_channels, bias=False)
+        self.pointwise = nn.Conv2d(in_channels, out_channels, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pointwise(self.depthwise(x))
 
 
 def get_inputs():
-    return [torch.randn(N, CIN, H, W)]
+    # scaled so that the output is O(1)
+    return [torch.randn(N, CIN, H, W) * 2]
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT]

@@ -11,20 +11,20 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 8
+N = 24
 CIN = 16
 COUT = 32
-D = 32
+D = 48
 H = 64
 W = 64
 
 
 class Model(nn.Module):
-    """nn.Conv3d(CIN, COUT, 3, padding=1)."""
+    """nn.Conv3d(in_channels, out_channels, 3, padding=1)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int):
         super().__init__()
-        self.conv = nn.Conv3d(CIN, COUT, 3, padding=1)
+        self.conv = nn.Conv3d(in_channels, out_channels, 3, padding=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -35,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT]

@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 4
+N = 12
 CIN = 32
 COUT = 64
 D = 16
@@ -20,11 +20,11 @@ W = 128
 
 
 class Model(nn.Module):
-    """nn.Conv3d(CIN, COUT, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), bias=False)."""
+    """nn.Conv3d(in_channels, out_channels, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), bias=False)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int):
         super().__init__()
-        self.conv = nn.Conv3d(CIN, COUT, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), bias=False)
+        self.conv = nn.Conv3d(in_channels, out_channels, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -35,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT]

@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 32
+N = 224
 CIN = 128
 COUT = 64
 L = 8192
@@ -21,9 +21,9 @@ KSIZE = 4
 class Model(nn.Module):
     """nn.ConvTranspose1d(CIN, COUT, 4, stride=2, padding=1): output length 2 * L."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()
-        self.deconv = nn.ConvTranspose1d(CIN, COUT, KSIZE, stride=2, padding=1)
+        self.deconv = nn.ConvTranspose1d(in_channels, out_channels, kernel_size, stride=2, padding=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.deconv(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT, KSIZE]

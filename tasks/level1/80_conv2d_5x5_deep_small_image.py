@@ -19,11 +19,11 @@ W = 28
 
 
 class Model(nn.Module):
-    """nn.Conv2d(CIN, COUT, 5, padding=2, bias=False)."""
+    """nn.Conv2d(in_channels, out_channels, 5, padding=2, bias=False)."""
 
-    def __init__(self):
+    def __init__(self, in_channels: int, out_channels: int):
         super().__init__()
-        self.conv = nn.Conv2d(CIN, COUT, 5, padding=2, bias=False)
+        self.conv = nn.Conv2d(in_channels, out_channels, 5, padding=2, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
@@ -34,4 +34,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [CIN, COUT]

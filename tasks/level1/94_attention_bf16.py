@@ -34,10 +34,12 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    # queries and keys with std 1.5 give moderately peaked attention, so outputs are O(0.1-1)
+    # queries and keys with std 1.5 give moderately peaked attention; values uniform on [0, 2) make every output a
+    # convex combination of nonnegative values (mean |output| ~ 1, no cancellation), so the bf16 reference's
+    # score-rounding error stays relative to the output instead of dominating near-zero outputs
     q = torch.randn(B, H, S, D, dtype=torch.bfloat16) * 1.5
     k = torch.randn(B, H, S, D, dtype=torch.bfloat16) * 1.5
-    v = torch.randn(B, H, S, D, dtype=torch.bfloat16)
+    v = torch.rand(B, H, S, D, dtype=torch.bfloat16) * 2
     return [q, k, v]
 
 

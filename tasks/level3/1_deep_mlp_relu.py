@@ -22,11 +22,11 @@ LAYERS = 8
 class Model(nn.Module):
     """x -> [Linear -> ReLU] * LAYERS -> Linear (He-initialised so activations stay O(1))."""
 
-    def __init__(self):
+    def __init__(self, d_in: int, hidden: int, d_out: int, layers: int):
         super().__init__()
-        dims = [D_IN] + [HIDDEN] * LAYERS
-        self.hidden = nn.ModuleList(nn.Linear(dims[i], dims[i + 1]) for i in range(LAYERS))
-        self.out = nn.Linear(HIDDEN, D_OUT)
+        dims = [d_in] + [hidden] * layers
+        self.hidden = nn.ModuleList(nn.Linear(dims[i], dims[i + 1]) for i in range(layers))
+        self.out = nn.Linear(hidden, d_out)
         for layer in self.hidden:
             nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
         nn.init.kaiming_normal_(self.out.weight, nonlinearity="linear")
@@ -42,4 +42,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [D_IN, HIDDEN, D_OUT, LAYERS]

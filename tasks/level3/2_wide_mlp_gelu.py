@@ -20,11 +20,11 @@ D_OUT = 1000
 class Model(nn.Module):
     """Linear(D_IN, HIDDEN) -> GELU -> Linear(HIDDEN, HIDDEN) -> GELU -> Linear(HIDDEN, D_OUT)."""
 
-    def __init__(self):
+    def __init__(self, d_in: int, hidden: int, d_out: int):
         super().__init__()
-        self.fc1 = nn.Linear(D_IN, HIDDEN)
-        self.fc2 = nn.Linear(HIDDEN, HIDDEN)
-        self.fc3 = nn.Linear(HIDDEN, D_OUT)
+        self.fc1 = nn.Linear(d_in, hidden)
+        self.fc2 = nn.Linear(hidden, hidden)
+        self.fc3 = nn.Linear(hidden, d_out)
         self.act = nn.GELU()
         for fc in (self.fc1, self.fc2, self.fc3):
             nn.init.normal_(fc.weight, std=(2.0 / fc.in_features) ** 0.5)
@@ -40,4 +40,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [D_IN, HIDDEN, D_OUT]

@@ -32,10 +32,10 @@ class ResidualBlock(nn.Module):
 class Model(nn.Module):
     """BLOCKS pre-LN residual MLP blocks of width D (hidden EXPANSION*D), then LayerNorm."""
 
-    def __init__(self):
+    def __init__(self, dim: int, expansion: int, blocks: int):
         super().__init__()
-        self.blocks = nn.ModuleList(ResidualBlock(D, EXPANSION * D) for _ in range(BLOCKS))
-        self.norm = nn.LayerNorm(D)
+        self.blocks = nn.ModuleList(ResidualBlock(dim, expansion * dim) for _ in range(blocks))
+        self.norm = nn.LayerNorm(dim)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for block in self.blocks:
@@ -48,4 +48,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [D, EXPANSION, BLOCKS]

@@ -21,14 +21,14 @@ DEPTH = 2
 
 
 class MixerLayer(nn.Module):
-    def __init__(self):
+    def __init__(self, p: int, c: int, token_hidden: int, channel_hidden: int):
         super().__init__()
-        self.norm1 = nn.LayerNorm(C)
-        self.tok1 = nn.Linear(P, TOKEN_HIDDEN)
-        self.tok2 = nn.Linear(TOKEN_HIDDEN, P)
-        self.norm2 = nn.LayerNorm(C)
-        self.ch1 = nn.Linear(C, CHANNEL_HIDDEN)
-        self.ch2 = nn.Linear(CHANNEL_HIDDEN, C)
+        self.norm1 = nn.LayerNorm(c)
+        self.tok1 = nn.Linear(p, token_hidden)
+        self.tok2 = nn.Linear(token_hidden, p)
+        self.norm2 = nn.LayerNorm(c)
+        self.ch1 = nn.Linear(c, channel_hidden)
+        self.ch2 = nn.Linear(channel_hidden, c)
         self.act = nn.GELU()
 
     def forward(self, x):                       # x: [B, P, C]
@@ -41,10 +41,10 @@ class MixerLayer(nn.Module):
 class Model(nn.Module):
     """Mixer layers over a [B, P, C] patch sequence."""
 
-    def __init__(self):
+    def __init__(self, p: int, c: int, token_hidden: int, channel_hidden: int, depth: int):
         super().__init__()
-        self.layers = nn.ModuleList(MixerLayer() for _ in range(DEPTH))
-        self.norm = nn.LayerNorm(C)
+        self.layers = nn.ModuleList(MixerLayer(p, c, token_hidden, channel_hidden) for _ in range(depth))
+        self.norm = nn.LayerNorm(c)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
@@ -57,4 +57,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [P, C, TOKEN_HIDDEN, CHANNEL_HIDDEN, DEPTH]

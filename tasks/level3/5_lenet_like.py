@@ -13,7 +13,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 4096
+B = 8192
 IMG = 28
 C1 = 16
 C2 = 32
@@ -25,15 +25,15 @@ NUM_CLASSES = 10
 class Model(nn.Module):
     """conv5x5(pad 2) -> ReLU -> maxpool2 -> conv5x5 -> ReLU -> maxpool2 -> FC -> ReLU -> FC -> ReLU -> FC."""
 
-    def __init__(self):
+    def __init__(self, img: int, c1: int, c2: int, fc1: int, fc2: int, num_classes: int):
         super().__init__()
-        self.conv1 = nn.Conv2d(1, C1, 5, padding=2)
-        self.conv2 = nn.Conv2d(C1, C2, 5)
+        self.conv1 = nn.Conv2d(1, c1, 5, padding=2)
+        self.conv2 = nn.Conv2d(c1, c2, 5)
         self.pool = nn.MaxPool2d(2)
-        side = (IMG // 2 - 4) // 2
-        self.fc1 = nn.Linear(C2 * side * side, FC1)
-        self.fc2 = nn.Linear(FC1, FC2)
-        self.fc3 = nn.Linear(FC2, NUM_CLASSES)
+        side = (img // 2 - 4) // 2
+        self.fc1 = nn.Linear(c2 * side * side, fc1)
+        self.fc2 = nn.Linear(fc1, fc2)
+        self.fc3 = nn.Linear(fc2, num_classes)
         for m in (self.conv1, self.conv2, self.fc1, self.fc2):
             nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
 
@@ -51,4 +51,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [IMG, C1, C2, FC1, FC2, NUM_CLASSES]

@@ -13,7 +13,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 32
+B = 64
 IMG = 64
 W1 = 64
 
@@ -29,9 +29,9 @@ def vgg_block(cin: int, cout: int) -> nn.Sequential:
 class Model(nn.Module):
     """3 -> W1 -> 2*W1 -> 4*W1 channels, spatial size divided by 8; returns the feature map."""
 
-    def __init__(self):
+    def __init__(self, w1: int):
         super().__init__()
-        self.features = nn.Sequential(vgg_block(3, W1), vgg_block(W1, 2 * W1), vgg_block(2 * W1, 4 * W1))
+        self.features = nn.Sequential(vgg_block(3, w1), vgg_block(w1, 2 * w1), vgg_block(2 * w1, 4 * w1))
         for m in self.modules():
             if isinstance(m, nn.Conv2d):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
@@ -50,4 +50,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [W1]

@@ -25,9 +25,9 @@ NUM_CLASSES = 100
 class Model(nn.Module):
     """Channels WIDTH, 3W, 6W, 4W, 4W; adaptive average pool to 2x2; FC -> FC -> NUM_CLASSES."""
 
-    def __init__(self):
+    def __init__(self, width: int, fc: int, num_classes: int):
         super().__init__()
-        w = WIDTH
+        w = width
         self.features = nn.Sequential(
             nn.Conv2d(3, w, 7, stride=2, padding=3), nn.ReLU(),
             nn.MaxPool2d(3, stride=2, padding=1),
@@ -40,9 +40,9 @@ class Model(nn.Module):
         )
         self.pool = nn.AdaptiveAvgPool2d(2)
         self.classifier = nn.Sequential(
-            nn.Linear(16 * w, FC), nn.ReLU(),
-            nn.Linear(FC, FC), nn.ReLU(),
-            nn.Linear(FC, NUM_CLASSES),
+            nn.Linear(16 * w, fc), nn.ReLU(),
+            nn.Linear(fc, fc), nn.ReLU(),
+            nn.Linear(fc, num_classes),
         )
         for m in self.modules():
             if isinstance(m, (nn.Conv2d, nn.Linear)):
@@ -59,4 +59,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [WIDTH, FC, NUM_CLASSES]

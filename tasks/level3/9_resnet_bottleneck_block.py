@@ -13,7 +13,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 32
+B = 128
 C_IN = 256
 WIDTH = 128
 IMG = 56
@@ -22,16 +22,16 @@ IMG = 56
 class Model(nn.Module):
     """Bottleneck (stride 2 in the 3x3 conv) producing 4*WIDTH channels at half resolution."""
 
-    def __init__(self):
+    def __init__(self, c_in: int, width: int):
         super().__init__()
-        c_out = 4 * WIDTH
-        self.conv1 = nn.Conv2d(C_IN, WIDTH, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(WIDTH)
-        self.conv2 = nn.Conv2d(WIDTH, WIDTH, 3, stride=2, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(WIDTH)
-        self.conv3 = nn.Conv2d(WIDTH, c_out, 1, bias=False)
+        c_out = 4 * width
+        self.conv1 = nn.Conv2d(c_in, width, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, stride=2, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.conv3 = nn.Conv2d(width, c_out, 1, bias=False)
         self.bn3 = nn.BatchNorm2d(c_out)
-        self.down = nn.Sequential(nn.Conv2d(C_IN, c_out, 1, stride=2, bias=False), nn.BatchNorm2d(c_out))
+        self.down = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride=2, bias=False), nn.BatchNorm2d(c_out))
         for m in self.modules():
             if isinstance(m, nn.Conv2d):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
@@ -53,4 +53,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return [C_IN, WIDTH]

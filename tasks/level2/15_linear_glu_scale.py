@@ -1,24 +1,24 @@
-"""Linear layer, temperature scale, then per row logsumexp minus mean over the output features."""
+"""Linear layer producing 2H features, a gated linear unit (first half times sigmoid of second half), scaled."""
 import torch
 import torch.nn as nn
 
 KERNELGYM = {
     "category": "Fusion",
     "dtype": "float32",
-    "flops": "2 * M * N * K + 5 * M * N",
-    "bytes": "4 * (M * K + N * K + N + M)",
-    "small": {"M": 40, "K": 32, "N": 72},
+    "flops": "2 * M * N * K + 3 * M * N",
+    "bytes": "4 * (M * K + N * K + N + M * (N // 2))",
+    "small": {"M": 40, "K": 48, "N": 64},
     "atol": 1e-2, "rtol": 1e-2,
 }
 
 M = 8192
-K = 1024
+K = 2048
 N = 4096
-SCALE = 6.0
+SCALE = 2.0
 
 
 class Model(nn.Module):
-    """y = SCALE * (x @ W^T + b); out[m] = logsumexp_n(y[m]) - mean_n(y[m]); output shape (M,)."""
+    """y = x @ W^T + b (N = 2H features); out = y[:, :H] * sigmoid(y[:, H:]) * SCALE; shape (M, H)."""
 
     def __init__(self, in_features, out_features, scale):
         super().__init__()
@@ -26,8 +26,8 @@ class Model(nn.Module):
         self.scale = scale
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = self.linear(x) * self.scale
-        return torch.logsumexp(y, dim=1) - y.mean(dim=1)
+        a, g = self.linear(x).chunk(2, dim=1)
+        return a * torch.sigmoid(g) * self.scale
 
 
 def get_inputs():

@@ -1,0 +1,44 @@
+"""Gradient clipping by global L2 norm fused with one Adam step: g *= min(1, max_norm / (||g|| + 1e-6)), then Adam; returns (param, exp_avg, exp_avg_sq)."""
+import torch
+import torch.nn as nn
+
+KERNELGYM = {
+    "category": "Optimizer",
+    "level": 2,
+    "dtype": "float32",
+    "flops": "17 * N",
+    "bytes": "7 * 4 * N",
+    "small": {"N": 5000},
+}
+
+N = 25_165_831
+
+
+class Model(nn.Module):
+    """clip_grad_norm_(max_norm) followed by torch.optim.Adam's update at step t (global norm over the whole tensor)."""
+
+    def __init__(self, lr: float, beta1: float, beta2: float, eps: float, step: int, max_norm: float):
+        super().__init__()
+        self.lr, self.beta1, self.beta2, self.eps, self.step, self.max_norm = lr, beta1, beta2, eps, step, max_norm
+
+    def forward(self, param, grad, exp_avg, exp_avg_sq):
+        total_norm = torch.linalg.vector_norm(grad, 2)
+        coef = torch.clamp(self.max_norm / (total_norm + 1e-6), max=1.0)
+        g = grad * coef
+        b1, b2 = self.beta1, self.beta2
+        m = b1 * exp_avg + (1 - b1) * g
+        v = b2 * exp_avg_sq + (1 - b2) * g * g
+        denom = v.sqrt() / ((1 - b2 ** self.step) ** 0.5) + self.eps
+        return param - (self.lr / (1 - b1 ** self.step)) * (m / denom), m, v
+
+
+def get_inputs():
+    param = torch.randn(N)
+    grad = torch.randn(N) * 0.02                     # ||g|| ~ 0.02 sqrt(N) > max_norm, so clipping is active
+    exp_avg = torch.randn(N) * 1e-4
+    exp_avg_sq = torch.rand(N) * 1e-8 + 1e-10
+    return [param, grad, exp_avg, exp_avg_sq]
+
+
+def get_init_inputs():
+    return [1e-2, 0.9, 0.999, 1e-8, 20, 1.0]

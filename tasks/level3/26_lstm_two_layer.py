@@ -1,0 +1,45 @@
+"""Two-layer LSTM (nn.LSTM, batch_first) over a sequence followed by a per-step linear projection."""
+import torch
+import torch.nn as nn
+
+KERNELGYM = {
+    "category": "MatrixMultiply",
+    "dtype": "float32",
+    "flops": "2 * B * T * 4 * H * (IN + H) + 2 * B * T * 4 * H * 2 * H + 2 * B * T * H * OUT",
+    "bytes": "4 * (B * T * IN + B * T * OUT + 4 * H * (IN + 3 * H + 4) + H * OUT + OUT)",
+    "small": {"B": 2, "T": 8, "IN": 16, "H": 32, "OUT": 8},
+    "atol": 1e-2, "rtol": 1e-2,
+}
+
+B = 64
+T = 256
+IN = 128
+H = 512
+OUT = 64
+
+
+class Model(nn.Module):
+    """x [B, T, IN] -> Linear(LSTM_2layers(x)) [B, T, OUT] with zero initial states."""
+
+    def __init__(self, in_dim: int, hidden: int, out_dim: int):
+        super().__init__()
+        self.lstm = nn.LSTM(in_dim, hidden, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(hidden, out_dim)
+        for name, p in self.lstm.named_parameters():
+            if name.startswith("weight"):
+                nn.init.normal_(p, std=2.0 * p.shape[1] ** -0.5)
+            else:
+                nn.init.uniform_(p, -0.1, 0.1)
+        nn.init.normal_(self.fc.weight, std=2.0 * hidden ** -0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y, _ = self.lstm(x)
+        return self.fc(y)
+
+
+def get_inputs():
+    return [torch.randn(B, T, IN)]
+
+
+def get_init_inputs():
+    return [IN, H, OUT]

@@ -1,0 +1,50 @@
+"""Triton solution: one program per row; pass 1 keeps per-lane online max/sum, pass 2 writes exp(x - max) / sum."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _softmax_kernel(x_ptr, y_ptr, D, stride_x, stride_y, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    x_row = x_ptr + row * stride_x
+    y_row = y_ptr + row * stride_y
+    cols = tl.arange(0, BLOCK)
+    m_vec = tl.full((BLOCK,), float("-inf"), tl.float32)
+    s_vec = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, D, BLOCK):
+        offs = start + cols
+        mask = offs < D
+        x = tl.load(x_row + offs, mask=mask, other=float("-inf")).to(tl.float32)
+        m_new = tl.maximum(m_vec, x)
+        live = m_new != float("-inf")
+        scale = tl.where(live, tl.exp(m_vec - m_new), 0.0)
+        p = tl.where(live, tl.exp(x - m_new), 0.0)
+        s_vec = s_vec * scale + p
+        m_vec = m_new
+    m = tl.max(m_vec, axis=0)
+    s = tl.sum(s_vec * tl.exp(m_vec - m), axis=0)
+    inv = 1.0 / s
+    for start in range(0, D, BLOCK):
+        offs = start + cols
+        mask = offs < D
+        x = tl.load(x_row + offs, mask=mask, other=float("-inf")).to(tl.float32)
+        y = tl.exp(x - m) * inv
+        tl.store(y_row + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        D = x.shape[1]
+        x2 = x.view(-1, D) if x.dim() == 2 else x.movedim(1, -1).contiguous().view(-1, D)
+        y2 = torch.empty_like(x2)
+        BLOCK = min(4096, triton.next_power_of_2(D))
+        _softmax_kernel[(x2.shape[0],)](x2, y2, D, x2.stride(0), y2.stride(0), BLOCK=BLOCK, num_warps=8)
+        if x.dim() == 2:
+            return y2
+        return y2.view(x.movedim(1, -1).shape).movedim(-1, 1)
