@@ -261,6 +261,9 @@ def main() -> int:
         from kernelgym.judge import interpreter_fixes
 
         interpreter_fixes.apply()
+    from kernelgym.judge.autotune import bound_autotune
+
+    bound_autotune(int(request.get("max_autotune_configs", 8)))
     global _BASE_THREADS
     _BASE_THREADS = {t.ident for t in _threading.enumerate()}
     worker = Worker(result_fd, request)
