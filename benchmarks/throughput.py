@@ -87,7 +87,13 @@ def main() -> int:
     pool = RayEvalPool(concurrency_per_gpu=args.concurrency, dedupe=False, judge_kwargs={"cache_dir": args.cache_dir})
     print(f"actors: {pool.actor_info()}", flush=True)
     t0 = time.monotonic()
-    results = pool.evaluate_many([(task, text) for _, task, text in items], profile=args.profile)
+    results = [None] * len(items)
+    for done, (i, r) in enumerate(pool.evaluate_many([(task, text) for _, task, text in items], profile=args.profile,
+                                                     ordered=False), 1):
+        results[i] = r
+        sp = f"{r.speedup:.2f}x" if r.speedup else "-"
+        print(f"[{done}/{len(items)} {time.monotonic() - t0:6.1f}s] {items[i][0]:<13} {r.task_id:<44} {r.status:<13} "
+              f"{sp}", flush=True)
     wall = time.monotonic() - t0
     timing = sum(r.durations.get("timing", 0.0) for r in results)
     pooled = summarize([(k, r) for (k, _, _), r in zip(items, results)], wall, timing)
