@@ -8,7 +8,7 @@ KERNELGYM = {
     "flops": "2 * B * T * (6 * D * D + 2 * D * FF) + 4 * B * S * D * D + 2 * B * T * T * D + 4 * B * T * S * D",
     "bytes": "4 * (2 * B * T * D + B * S * D + 8 * D * D + 2 * D * FF + FF + 14 * D)",
     "small": {"B": 2, "T": 8, "S": 12, "D": 32, "HEADS": 4, "FF": 64},
-    "atol": 1e-2, "rtol": 1e-2,
+    "atol": 2e-2, "rtol": 2e-2,
 }
 
 B = 12

@@ -8,7 +8,7 @@ KERNELGYM = {
     "flops": "2 * B * S * 12 * D * D + 2 * B * S * S * D",
     "bytes": "4 * (2 * B * S * D + 12 * D * D + 13 * D)",
     "small": {"B": 2, "S": 8, "D": 32, "HEADS": 4},
-    "atol": 1e-2, "rtol": 1e-2,
+    "atol": 2e-2, "rtol": 2e-2,
 }
 
 B = 8

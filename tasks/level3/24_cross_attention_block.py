@@ -8,7 +8,7 @@ KERNELGYM = {
     "flops": "2 * B * T * D * D * 2 + 4 * B * S * DC * D + 4 * B * T * S * D + 2 * B * T * 8 * D * D",
     "bytes": "4 * (2 * B * T * D + B * S * DC + 2 * D * D + 2 * DC * D + 8 * D * D + 11 * D + 2 * DC)",
     "small": {"B": 2, "T": 8, "S": 12, "D": 32, "DC": 24, "HEADS": 4},
-    "atol": 1e-2, "rtol": 1e-2,
+    "atol": 2e-2, "rtol": 2e-2,
 }
 
 B = 12

@@ -9,7 +9,7 @@ KERNELGYM = {
     "bytes": "8 * B * S + 4 * (B * S * D + S * D + DEPTH * (4 * D * D + 2 * D * FF + FF + 9 * D)"
              " + 2 * D + D * CLASSES + B * CLASSES)",
     "small": {"B": 2, "S": 8, "VOCAB": 50, "D": 32, "HEADS": 4, "DEPTH": 1, "FF": 64, "CLASSES": 5},
-    "atol": 1e-2, "rtol": 1e-2,
+    "atol": 2e-2, "rtol": 2e-2,
 }
 
 B = 32

@@ -13,7 +13,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 32
+B = 48
 NPTS = 4096
 W1 = 64
 W2 = 128

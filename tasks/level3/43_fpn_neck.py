@@ -15,7 +15,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 16
+B = 24
 CH = 256
 IMG = 64
 

@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 96
+B = 128
 C = 256
 IMG = 28
 REDUCTION = 16

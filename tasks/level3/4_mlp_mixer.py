@@ -9,7 +9,7 @@ KERNELGYM = {
     "bytes": "4 * (2 * B * P * C + DEPTH * (2 * P * TOKEN_HIDDEN + 2 * C * CHANNEL_HIDDEN + TOKEN_HIDDEN"
              " + CHANNEL_HIDDEN + P + 5 * C) + 2 * C)",
     "small": {"B": 2, "P": 16, "C": 32, "TOKEN_HIDDEN": 16, "CHANNEL_HIDDEN": 64, "DEPTH": 1},
-    "atol": 1e-2, "rtol": 1e-2,
+    "atol": 2e-2, "rtol": 2e-2,
 }
 
 B = 64

@@ -13,7 +13,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-B = 64
+B = 96
 IMG = 64
 W1 = 64
 

@@ -40,9 +40,15 @@ def linear_kernel(x_ptr, w_ptr, b1_ptr, b2_ptr, y_ptr, M, N, K,
 
 
 @triton.jit
-def lstm_step_kernel(xg_ptr, stride_xg, h_ptr, stride_h, whh_ptr, c_ptr, out_ptr, stride_out, B, H,
+def lstm_step_kernel(xg_ptr, whh_ptr, c_ptr, out_ptr, step, T, B, H,
                      FIRST: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_K: tl.constexpr):
-    # gates = xg[b, :] + h_prev[b, :] @ W_hh^T (gate order i, f, g, o); c <- f*c + i*g; out[b, :] <- o * tanh(c)
+    # xg: [B, T, 4H], out: [B, T, H]; gates = xg[b, step] + out[b, step-1] @ W_hh^T (order i, f, g, o)
+    # c <- f*c + i*g ; out[b, step] <- o * tanh(c)
+    stride_xg = T * 4 * H
+    stride_h = T * H
+    xg_ptr += step * 4 * H
+    h_ptr = out_ptr + (step - 1) * H
+    out_ptr += step * H
     pid_b = tl.program_id(0)
     pid_h = tl.program_id(1)
     offs_b = pid_b * BLOCK_B + tl.arange(0, BLOCK_B)
@@ -79,7 +85,7 @@ def lstm_step_kernel(xg_ptr, stride_xg, h_ptr, stride_h, whh_ptr, c_ptr, out_ptr
         c_new = f_g * tl.load(c_ptr + c_off, mask=tile_mask, other=0.0) + i_g * g_g
     tl.store(c_ptr + c_off, c_new, mask=tile_mask)
     h_new = o_g * (2.0 / (1.0 + tl.exp(-2.0 * c_new)) - 1.0)
-    tl.store(out_ptr + offs_b[:, None] * stride_out + offs_j[None, :], h_new, mask=tile_mask)
+    tl.store(out_ptr + offs_b[:, None] * stride_h + offs_j[None, :], h_new, mask=tile_mask)
 
 
 def linear(x2d, w, b1, b2=None):
@@ -103,9 +109,7 @@ def lstm_layer(x, w_ih, w_hh, b_ih, b_hh):
     block_h = 16
     grid = (triton.cdiv(bsz, block_b), triton.cdiv(hid, block_h))
     for step in range(t):
-        h_prev = out[:, step - 1] if step > 0 else out[:, 0]
-        lstm_step_kernel[grid](xg[:, step], xg.stride(0), h_prev, out.stride(0), w_hh, c, out[:, step],
-                               out.stride(0), bsz, hid, FIRST=step == 0,
+        lstm_step_kernel[grid](xg, w_hh, c, out, step, t, bsz, hid, FIRST=step == 0,
                                BLOCK_B=block_b, BLOCK_H=block_h, BLOCK_K=64, num_warps=4, num_stages=2)
     return out
 

@@ -40,9 +40,14 @@ def linear_kernel(x_ptr, w_ptr, b1_ptr, b2_ptr, y_ptr, M, N, K,
 
 
 @triton.jit
-def gru_step_kernel(xg_ptr, stride_xg, h_ptr, stride_h, whh_ptr, bhh_ptr, out_ptr, stride_out, B, H,
+def gru_step_kernel(xg_ptr, whh_ptr, bhh_ptr, out_ptr, step, T, B, H,
                     FIRST: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_K: tl.constexpr):
-    # xg already holds x W_ih^T + b_ih (gate order r, z, n); h_prev is zero when FIRST
+    # xg: [B, T, 3H] holds x W_ih^T + b_ih (gate order r, z, n); out: [B, T, H]; h_prev = out[:, step-1] (0 if FIRST)
+    stride_xg = T * 3 * H
+    stride_h = T * H
+    xg_ptr += step * 3 * H
+    h_ptr = out_ptr + (step - 1) * H
+    out_ptr += step * H
     pid_b = tl.program_id(0)
     pid_h = tl.program_id(1)
     offs_b = pid_b * BLOCK_B + tl.arange(0, BLOCK_B)
@@ -78,7 +83,7 @@ def gru_step_kernel(xg_ptr, stride_xg, h_ptr, stride_h, whh_ptr, bhh_ptr, out_pt
     else:
         h_prev = tl.load(h_ptr + offs_b[:, None] * stride_h + offs_j[None, :], mask=tile_mask, other=0.0)
         h_new = (1.0 - z) * n + z * h_prev
-    tl.store(out_ptr + offs_b[:, None] * stride_out + offs_j[None, :], h_new, mask=tile_mask)
+    tl.store(out_ptr + offs_b[:, None] * stride_h + offs_j[None, :], h_new, mask=tile_mask)
 
 
 def linear(x2d, w, b1, b2=None):
@@ -101,9 +106,7 @@ def gru_layer(x, w_ih, w_hh, b_ih, b_hh):
     block_h = 16
     grid = (triton.cdiv(bsz, block_b), triton.cdiv(hid, block_h))
     for step in range(t):
-        h_prev = out[:, step - 1] if step > 0 else out[:, 0]
-        gru_step_kernel[grid](xg[:, step], xg.stride(0), h_prev, out.stride(0), w_hh, b_hh, out[:, step],
-                              out.stride(0), bsz, hid, FIRST=step == 0,
+        gru_step_kernel[grid](xg, w_hh, b_hh, out, step, t, bsz, hid, FIRST=step == 0,
                               BLOCK_B=block_b, BLOCK_H=block_h, BLOCK_K=64, num_warps=4, num_stages=2)
     return out
 
