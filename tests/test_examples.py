@@ -53,3 +53,9 @@ def test_trl_reward(tmp_path):
     out = run_example("trl_reward.py", "--task", "L1/15_relu", "--device", "cpu", tmp_path=tmp_path).stdout
     lines = [line for line in out.splitlines() if line.startswith("reward")]
     assert len(lines) == 3 and lines[0].startswith("reward 0.300  ok") and "compile_error" in lines[1]
+
+
+def test_ray_rollouts(tmp_path):
+    out = run_example("ray_rollouts.py", "--envs", "2", "--steps", "2", "--fake-gpus", "2", tmp_path=tmp_path).stdout
+    lines = [line for line in out.splitlines() if line.startswith("step ")]
+    assert len(lines) == 2 and "'ok'" in lines[0] and "'reset'" in lines[1]
