@@ -59,3 +59,12 @@ def test_ray_rollouts(tmp_path):
     out = run_example("ray_rollouts.py", "--envs", "2", "--steps", "2", "--fake-gpus", "2", tmp_path=tmp_path).stdout
     lines = [line for line in out.splitlines() if line.startswith("step ")]
     assert len(lines) == 2 and "'ok'" in lines[0] and "'reset'" in lines[1]
+
+
+def test_rllib_text_policy(tmp_path):
+    import pytest
+
+    pytest.importorskip("ray.rllib")
+    out = run_example("rllib_text_policy.py", "--episodes", "2", "--device", "cpu", tmp_path=tmp_path).stdout
+    lines = [line for line in out.splitlines() if line.startswith("episode ")]
+    assert len(lines) == 2 and all("last verdict ok" in line for line in lines)

@@ -5,7 +5,8 @@ Importing this package does not import Ray; :class:`RayEvalPool` and friends imp
 
 from kernelgym.distributed.locks import NoLock, SharedExclusiveLock
 
-__all__ = ["NoLock", "SharedExclusiveLock", "RayEvalPool", "KernelVectorEnv", "register_rllib_envs"]
+__all__ = ["NoLock", "SharedExclusiveLock", "RayEvalPool", "KernelVectorEnv", "register_rllib_envs",
+           "text_policy_env_runner_cls"]
 
 
 def __getattr__(name):
@@ -17,8 +18,8 @@ def __getattr__(name):
         from kernelgym.distributed.vector import KernelVectorEnv
 
         return KernelVectorEnv
-    if name == "register_rllib_envs":
-        from kernelgym.distributed.rllib import register_rllib_envs
+    if name in ("register_rllib_envs", "text_policy_env_runner_cls"):
+        from kernelgym.distributed import rllib
 
-        return register_rllib_envs
+        return getattr(rllib, name)
     raise AttributeError(name)
