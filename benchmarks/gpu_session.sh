@@ -12,10 +12,10 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --f
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 if run smoke; then
   timeout 60 python3 -c "from kernelgym.hardware import detect, measure_ceilings; print(detect().to_json()); print(measure_ceilings())" 2>&1 | tee "$OUT/ceilings.txt"
-  timeout 75 python3 -m pytest -q -s -p no:cacheprovider tests/gpu 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
+  timeout 180 python3 -m pytest -q -s -p no:cacheprovider tests/gpu 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
 fi
 if run throughput; then
-  timeout 200 python3 benchmarks/throughput.py --solutions 22 --profile full --concurrency 8 --plain 9 \
+  timeout 300 python3 benchmarks/throughput.py --solutions 22 --profile full --concurrency 8 --plain 9 \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then
