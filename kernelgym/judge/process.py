@@ -1,0 +1,85 @@
+"""Worker process plumbing for the runner: log tails, memory readings, and killing a worker's whole group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+LOG_TAIL_CHARS = 3000
+
+
+def tail(path: Path, chars: int = LOG_TAIL_CHARS) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - chars))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def rss_bytes(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill the worker and everything it started (its own session/process group), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        pass
+    if proc.stdin:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    wait_group_gone(proc.pid)
+
+
+def group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
+
+
+def wait_group_gone(pgid: int, timeout: float = 5.0) -> None:
+    """Block until every process of the worker's group has exited (SIGKILL is delivered asynchronously)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        members = group_members(pgid)
+        if not members:
+            return
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)

@@ -1,0 +1,12 @@
+"""The internal exception that ends an evaluation with a status and a message."""
+
+from __future__ import annotations
+
+
+class Verdict(Exception):
+    """Internal: ends the evaluation with a status and message."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
