@@ -66,3 +66,37 @@ def test_coverage_accounts_kernel_time_by_owner():
     assert report["coverage"] == 0.3 and report["launched"] == ["my_kernel"]
     assert report["aten_compute_ops"] == ["aten::mm"]
     assert report["foreign_kernels"][0]["name"].startswith("sm90_xmma")
+
+
+def test_seeded_inputs_are_identical_when_judges_share_a_process():
+    """Judges in threads of one process (a Ray actor) must each draw the inputs their seed names."""
+    import threading
+    import time
+    import types
+
+    import torch
+
+    from kernelgym.judge.inputs import make_inputs
+
+    def get_inputs():
+        out = []
+        for _ in range(20):
+            out.append(torch.randn(64))
+            time.sleep(0.0005)  # give the other thread a chance to draw in between
+        return out
+
+    module = types.SimpleNamespace(get_inputs=get_inputs)
+    expected = {seed: make_inputs(module, seed, "cpu") for seed in (1, 2)}
+    mismatches = []
+
+    def draw(seed):
+        for _ in range(5):
+            got = make_inputs(module, seed, "cpu")
+            mismatches.extend(i for i, (a, b) in enumerate(zip(got, expected[seed])) if not torch.equal(a, b))
+
+    threads = [threading.Thread(target=draw, args=(s,)) for s in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert mismatches == []

@@ -2,11 +2,19 @@
 
 The runner (reference) and the worker (candidate) call these same functions with the same seeds, so both see
 bit-identical parameters and inputs without ever sharing memory.
+
+Seeding goes through torch's process-wide generator, so every seeded region holds :data:`SEEDED`: two judges in
+threads of one process (a Ray actor runs several) would otherwise interleave their draws and build inputs that
+differ from the worker's.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+
+#: Held while torch's global generator is seeded and drawn from.
+SEEDED = threading.RLock()
 
 #: Outlier stage: share of elements of each floating input replaced, and their magnitude relative to the
 #: tensor's largest absolute value. The tolerance's atol is multiplied by OUTLIER_SCALE in that stage.
@@ -25,11 +33,12 @@ def build_model(module, cls, init_seed: int, device: str, dtype: str):
     """Instantiate ``cls(*module.get_init_inputs())`` under ``init_seed`` on ``device``, in eval mode."""
     import torch
 
-    torch.manual_seed(init_seed)
-    with torch.device(device):
-        init_inputs = module.get_init_inputs()
+    with SEEDED:
         torch.manual_seed(init_seed)
-        model = cls(*init_inputs)
+        with torch.device(device):
+            init_inputs = module.get_init_inputs()
+            torch.manual_seed(init_seed)
+            model = cls(*init_inputs)
     if isinstance(model, torch.nn.Module):
         model = model.to(device)
         if dtype in ("float16", "bfloat16"):
@@ -42,8 +51,8 @@ def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[A
     """Fresh inputs from ``module.get_inputs()`` under ``seed``; with ``outlier`` inject large values."""
     import torch
 
-    torch.manual_seed(seed)
-    with torch.device(device):
+    with SEEDED, torch.device(device):
+        torch.manual_seed(seed)
         inputs = list(module.get_inputs())
     if outlier:
         gen = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
