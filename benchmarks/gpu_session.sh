@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
-#   bash benchmarks/gpu_session.sh [all|smoke|throughput|repeats|lint]
+#   bash benchmarks/gpu_session.sh [all|PART,PART,...]   parts: smoke throughput cuda repeats lint dobench prestart soak
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   && export PYTHONPATH=/tmp/site:$PWD:${PYTHONPATH:-} RAY_AUTH_MODE=disabled
@@ -27,4 +27,13 @@ if run repeats; then
 fi
 if run lint; then
   timeout 100 python3 -m kernelgym.cli tasks lint --device cuda:0 -v --json "$OUT/lint_gpu.json" 2>&1 | grep -v USDT | tee "$OUT/lint_gpu.txt"
+fi
+if run dobench; then
+  timeout 150 python3 benchmarks/do_bench_agreement.py --n 12 --json "$OUT/do_bench.json" 2>&1 | grep -v USDT | tee "$OUT/do_bench.txt"
+fi
+if run prestart; then
+  timeout 120 python3 benchmarks/worker_start.py --n 24 --device cuda:0 --json "$OUT/worker_start.json" 2>&1 | grep -v USDT | tee "$OUT/worker_start.txt"
+fi
+if run soak; then
+  timeout 450 python3 benchmarks/soak.py --steps 1000 --device cuda:0 --prestart --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
 fi

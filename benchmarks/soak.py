@@ -1,6 +1,6 @@
 """Soak: many mixed steps (hostile and good) through one KernelEnv; every verdict must be the expected one.
 
-    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--json out.json]
+    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--prestart] [--json out.json]
 
 Cycles through the exploit catalogue (kernelgym/testing/candidates.py: each with its expected statuses) and the
 honest kernel, on the scaled-relu test task. Prints the number of wrong verdicts, worker processes left over at the
@@ -52,6 +52,7 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--device", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--prestart", action="store_true", help="judges keep a worker started one evaluation ahead")
     args = ap.parse_args()
 
     from kernelgym.judge.profiles import get_profile
@@ -62,8 +63,8 @@ def main() -> int:
     device = args.device or default_device()
     task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
     profile = get_profile("quick").with_overrides(compile_timeout_s=30, cpu_correctness_timeout_s=30)
-    judges = {"guarded": Judge(device=device, memory_limit_bytes=3 << 30),
-              "runtime": Judge(device=device, static_checks=False, memory_limit_bytes=3 << 30)}
+    common = {"device": device, "memory_limit_bytes": 3 << 30, "prestart_workers": args.prestart}
+    judges = {"guarded": Judge(**common), "runtime": Judge(static_checks=False, **common)}
     judges["guarded"].evaluate(task, GOOD, profile=profile)  # warm caches (baseline) before measuring memory
     for judge in judges.values():
         judge._references.clear()
@@ -85,6 +86,7 @@ def main() -> int:
     for judge in judges.values():
         judge._references.clear()
         judge._compiled.clear()
+        judge.close()  # stops a spare worker (--prestart); every other worker is already gone
     mem_after = device_used_mb(device)
     report = {"device": device, "steps": args.steps, "wrong_verdicts": len(wrong), "wrong": wrong,
               "leftover_workers": leftover_workers(), "statuses": dict(counts),

@@ -30,8 +30,9 @@ def judge(tmp_path_factory):
     return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"))
 
 
-def worker_processes(owner: int | None = None) -> list[int]:
-    """PIDs of live judge workers started by the process ``owner`` (default: this one) and their children."""
+def worker_processes(owner: int | None = None, idle_groups=()) -> list[int]:
+    """PIDs of live judge workers started by the process ``owner`` (default: this one) and their children, leaving
+    out the process groups in ``idle_groups`` (spare workers started ahead that have run no candidate code)."""
     owner = os.getpid() if owner is None else owner
     tag = f"KERNELGYM_RUNNER_PID={owner}".encode()
     pids = []
@@ -42,9 +43,10 @@ def worker_processes(owner: int | None = None) -> list[int]:
             with open(f"/proc/{entry}/environ", "rb") as f:
                 environ = f.read().split(b"\0")
             with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
+                fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if tag in environ and state != "Z":
+        state, pgid = fields[0], int(fields[3])
+        if tag in environ and state != "Z" and pgid not in idle_groups:
             pids.append(int(entry))
     return pids

@@ -2,7 +2,9 @@
 
 Layout: one :class:`GpuEvaluator` actor per GPU (``num_gpus=1``), each a threaded actor running up to
 ``concurrency_per_gpu`` evaluations at once. Inside an actor every evaluation has its own worker process (the
-judge's isolation is unchanged); worker start-up, Python import, static checks and Triton/CUDA compilation overlap
+judge's isolation is unchanged), and each of the actor's judges keeps one fresh worker started ahead
+(``prestart_workers``, :mod:`kernelgym.judge.launch`; pass ``judge_kwargs={"prestart_workers": False}`` to turn it
+off); worker start-up, Python import, static checks and Triton/CUDA compilation overlap
 freely, compile and correctness share the GPU, and timing (candidate and baselines) takes the GPU exclusively
 (:class:`~kernelgym.distributed.locks.SharedExclusiveLock`). CUDA candidates are first built by a CPU Ray task
 (``prebuild``) into the shared, source-keyed build cache, so the GPU actor only loads them.
@@ -43,8 +45,9 @@ def _actor_class():
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
             self.lock = SharedExclusiveLock()
-            self.judge_kwargs = dict(judge_kwargs)
+            self.judge_kwargs = {"prestart_workers": True, **judge_kwargs}
             self.local = threading.local()
+            self.judges = []
 
         def _judge(self):
             judge = getattr(self.local, "judge", None)
@@ -52,7 +55,14 @@ def _actor_class():
                 from kernelgym.judge.runner import Judge
 
                 judge = self.local.judge = Judge(device=self.device, gpu_lock=self.lock, **self.judge_kwargs)
+                self.judges.append(judge)
             return judge
+
+        def shutdown(self) -> int:
+            """Stop every judge's spare worker; returns how many judges there were."""
+            for judge in self.judges:
+                judge.close()
+            return len(self.judges)
 
         def evaluate(self, task: dict, text: str, backend: str, profile) -> dict:
             return self._judge().evaluate(Task.from_dict(task), text, backend=backend, profile=profile).to_dict()
@@ -167,6 +177,10 @@ class RayEvalPool:
         import ray
 
         self._executor.shutdown(wait=True)
+        try:  # spares would also exit on their own once the actor is gone (their stdin reaches end of file)
+            ray.get([actor.shutdown.remote() for actor in self.actors], timeout=60)
+        except Exception:  # noqa: BLE001 - a dead or stuck actor is killed below all the same
+            pass
         for actor in self.actors:
             ray.kill(actor)
 

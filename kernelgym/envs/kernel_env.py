@@ -54,6 +54,8 @@ class KernelEnv(gym.Env):
         device: evaluation device (default: GPU 0 if present, else CPU).
         evaluator: an object with ``evaluate(task, text, backend, profile)``; default: a local Judge on ``device``.
         target_speedup: the goal that terminates an episode.
+        prestart_workers: when the env makes its own judge, keep one fresh worker started one evaluation ahead
+            (:mod:`kernelgym.judge.launch`); :meth:`close` stops it.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -62,7 +64,8 @@ class KernelEnv(gym.Env):
                  categories: Iterable[str] | None = None, task_ids: Iterable[str] | None = None,
                  pattern: str | None = None, backend: str = "triton", max_turns: int = 4,
                  reward: Any = "speedup", profile: str = "quick", device: str | None = None,
-                 evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None):
+                 evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None,
+                 prestart_workers: bool = True):
         if backend not in ("triton", "cuda"):
             raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
         if int(max_turns) < 1:
@@ -75,10 +78,12 @@ class KernelEnv(gym.Env):
         self.max_turns = int(max_turns)
         self.reward_fn = get_reward(reward)
         self.profile = profile
+        self._owned_judge = None
         if evaluator is None:
             from kernelgym.judge.runner import Judge
 
-            evaluator = Judge(device=device)
+            evaluator = Judge(device=device, prestart_workers=prestart_workers)
+            self._owned_judge = evaluator
         self.evaluator = evaluator
         self.device = device or getattr(evaluator, "device", None) or "cpu"
         self.target_speedup = float(target_speedup)
@@ -135,6 +140,12 @@ class KernelEnv(gym.Env):
         if self.render_mode == "ansi":
             return self._observation()["prompt"] if self.task else ""
         return None
+
+    def close(self):
+        """Stop the spare worker of the env's own judge (an evaluator passed in is the caller's to close)."""
+        if self._owned_judge is not None:
+            self._owned_judge.close()
+        super().close()
 
     # -- helpers --------------------------------------------------------------------------------------------
     @property

@@ -25,7 +25,7 @@ timing_meaningful  False on CPU (interpreter) or when timing was skipped; speedu
 iou, mfu           achieved bytes/s over peak bandwidth, achieved FLOP/s over peak (fractions), or ``None``
 kernel_coverage    share of GPU time inside the candidate's own kernels (``None`` when not profiled)
 flags              list of ``{"name", "reason"}``: hack / anomaly flags raised by the guards
-durations          seconds spent per stage, e.g. ``{"static": 0.001, "compile": 1.2, ...}``
+durations          seconds spent per stage, rounded to the millisecond, e.g. ``{"static": 0.001, "compile": 1.2, ...}``
 versions           library versions on the evaluating side
 hardware           short hardware description (name, kind)
 =================  ====================================================================================

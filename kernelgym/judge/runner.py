@@ -21,23 +21,22 @@ the caller. The conversation with the worker lives in :mod:`kernelgym.judge.sess
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
 from kernelgym.distributed.locks import NoLock
-from kernelgym.judge import guards, sandbox
+from kernelgym.judge import guards
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import as_tuple, build_model, make_inputs
+from kernelgym.judge.launch import WorkerLauncher
 from kernelgym.judge.process import LOG_TAIL_CHARS, kill_group, tail
 from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.protocol import FrameReader
@@ -55,6 +54,23 @@ def default_device() -> str:
     return "cuda:0" if torch.cuda.is_available() else "cpu"
 
 
+def worker_env(scratch: Path, on_cpu: bool) -> dict[str, str]:
+    """The process environment of a worker: scrubbed, rooted in its scratch directory, the same for every
+    candidate (so a worker can be started before its candidate is known)."""
+    keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
+            "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    # the runner's own import path (site directories given by PYTHONPATH included), never the candidate's
+    python_path = os.pathsep.join([PACKAGE_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                    if p and p != PACKAGE_ROOT])
+    env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1",
+               TRITON_CACHE_DIR=str(scratch / "triton"), PYTHONHASHSEED="0",
+               OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), KERNELGYM_RUNNER_PID=str(os.getpid()))
+    if on_cpu:
+        env["TRITON_INTERPRET"] = "1"
+    return env
+
+
 class Judge:
     """Evaluates candidates for tasks on one device. Thread-compatible, not thread-safe: one evaluation at a time.
 
@@ -68,11 +84,14 @@ class Judge:
         gpu_lock: a :class:`~kernelgym.distributed.locks.SharedExclusiveLock` shared by judges that evaluate
             concurrently on one GPU: compile and correctness hold it shared, timing (candidate and baselines)
             exclusively, so timing always has the GPU to itself.
+        prestart_workers: keep one fresh worker started one evaluation ahead, so a worker's start-up (interpreter,
+            torch and Triton imports) is off the critical path; isolation is unchanged (:mod:`.launch`). The spare
+            lives until :meth:`close` or garbage collection.
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
-                 sandbox_namespaces: bool = True, gpu_lock=None):
+                 sandbox_namespaces: bool = True, gpu_lock=None, prestart_workers: bool = False):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
@@ -87,6 +106,9 @@ class Judge:
         self._versions: dict[str, str] | None = None
         self._hardware = None
         self._compiled: dict = {}
+        self.launcher = WorkerLauncher(functools.partial(worker_env, on_cpu=self.on_cpu), sandbox_namespaces,
+                                       prestart_workers)
+        weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------
     def evaluate(self, task: Task, text: str, backend: str = "triton",
@@ -107,7 +129,7 @@ class Judge:
             result.message = self._ok_message(result)
         except Verdict as verdict:
             result.status, result.message = verdict.status, verdict.message
-        result.durations["total"] = round(time.monotonic() - started, 4)
+        result.durations["total"] = round(time.monotonic() - started, 3)
         return result
 
     # -- stages on the trusted side -----------------------------------------------------------------------
@@ -119,7 +141,7 @@ class Judge:
         except ExtractionError as exc:
             raise Verdict("compile_error", f"format: {exc}") from None
         finally:
-            result.durations["format"] = round(time.monotonic() - t0, 4)
+            result.durations["format"] = round(time.monotonic() - t0, 3)
 
     def _stage_static(self, result: EvalResult, source: str, backend: str) -> None:
         t0 = time.monotonic()
@@ -132,7 +154,7 @@ class Judge:
         except ValueError as exc:
             raise Verdict("compile_error", str(exc)) from None
         finally:
-            result.durations["static"] = round(time.monotonic() - t0, 4)
+            result.durations["static"] = round(time.monotonic() - t0, 3)
         for name, reason in flags:
             result.add_flag(name, reason)
         if flags:
@@ -161,7 +183,8 @@ class Judge:
 
     def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile, mode: str = "evaluate",
                     arch: str | None = None) -> None:
-        scratch = Path(tempfile.mkdtemp(prefix="kernelgym-run-"))
+        worker = self.launcher.take()
+        self._sandboxed = worker.sandboxed
         secret = secrets.randbits(62)
         n_std, n_out = prof.trials, prof.outlier_trials
         trials = [{"trial": i, "seed": (secret + 7919 * i) % (2**62), "stage": "standard" if i < n_std else "outlier"}
@@ -171,28 +194,17 @@ class Judge:
         timing_cfg = prof.cpu_timing if self.on_cpu else prof.timing
         request = {
             "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
+            "env": self._candidate_env(source, arch),
             "init_seed": secret % 100_003, "warmup_seed": (secret >> 7) % (2**62), "trials": trials,
-            "recheck": recheck, "timing": timing_cfg.to_dict(), "scratch": str(scratch),
+            "recheck": recheck, "timing": timing_cfg.to_dict(), "scratch": str(worker.scratch),
             "timing_seed_base": (secret >> 3) % (2**60), "profile_seed": (secret >> 5) + 17,
             "limits": {"file_bytes": 256 << 20, "cpu_s": int(prof.compile_timeout_s + prof.cpu_correctness_timeout_s
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
-        read_fd, write_fd = os.pipe()
-        log_path = scratch / "log.txt"
-        proc = None
         try:
-            with open(log_path, "wb") as log:
-                argv, self._sandboxed = sandbox.wrap([sys.executable, "-m", "kernelgym.judge.worker", str(write_fd)],
-                                                     self.use_sandbox)
-                proc = subprocess.Popen(argv,
-                                        stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                        pass_fds=(write_fd,), cwd=scratch, env=self._worker_env(scratch, task, source, arch),
-                                        start_new_session=True)
-            os.close(write_fd)
-            write_fd = -1
-            session = Session(self, proc, FrameReader(read_fd), result, prof, task, request["init_seed"])
-            session.judge_log = log_path
+            session = Session(self, worker.proc, FrameReader(worker.read_fd), result, prof, task, request["init_seed"])
+            session.judge_log = worker.log_path
             session.send_line(json.dumps(request))
             if mode == "build":
                 session.run_build()
@@ -200,40 +212,34 @@ class Judge:
                 session.run(trials, recheck)
         except Verdict as verdict:
             if verdict.status == "compile_error":
-                errors = summarize_compiler_errors(tail(log_path, 200_000) + "\n" + result.log_tail)
+                errors = summarize_compiler_errors(tail(worker.log_path, 200_000) + "\n" + result.log_tail)
                 if errors:
                     first = errors.splitlines()[0].strip()
                     verdict.message = f"{verdict.message[:200]}; first compiler error: {first[:300]}"
                     result.log_tail = "First compiler errors:\n" + errors
             raise
         finally:
-            if write_fd >= 0:
-                os.close(write_fd)
-            os.close(read_fd)
-            if proc is not None:
-                kill_group(proc)
+            kill_group(worker.proc)
             if not result.log_tail.startswith("First compiler errors"):
-                printed = tail(log_path)
+                printed = tail(worker.log_path)
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
-            shutil.rmtree(scratch, ignore_errors=True)
+            worker.discard()
 
-    def _worker_env(self, scratch: Path, task: Task, source: str = "", arch: str | None = None) -> dict[str, str]:
-        keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
-                "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
-        env = {k: os.environ[k] for k in keep if k in os.environ}
-        # the runner's own import path (site directories given by PYTHONPATH included), never the candidate's
-        python_path = os.pathsep.join([PACKAGE_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                                                        if p and p != PACKAGE_ROOT])
-        env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1",
-                   TRITON_CACHE_DIR=str(scratch / "triton"), TORCH_EXTENSIONS_DIR=str(extension_dir(self.cache_dir, source)),
-                   PYTHONHASHSEED="0", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"),
-                   KERNELGYM_RUNNER_PID=str(os.getpid()))
-        if self.on_cpu:
-            env["TRITON_INTERPRET"] = "1"
+    def _candidate_env(self, source: str, arch: str | None = None) -> dict[str, str]:
+        """Environment settings that depend on the candidate, applied by the worker before it loads anything."""
+        env = {"TORCH_EXTENSIONS_DIR": str(extension_dir(self.cache_dir, source))}
         arch = arch or self.hardware().compute_capability
         if arch:  # load_inline builds for exactly this GPU, the same way in prebuild and evaluation
             env["TORCH_CUDA_ARCH_LIST"] = arch
         return env
+
+    def idle_worker_pids(self) -> list[int]:
+        """Process groups of workers started ahead that have run no candidate code (see :mod:`.launch`)."""
+        return self.launcher.idle_pids()
+
+    def close(self) -> None:
+        """Stop the spare worker, if any. The judge stays usable (the next evaluation starts a worker)."""
+        self.launcher.close()
 
     # -- reference side -----------------------------------------------------------------------------------
     def reference(self, task: Task, init_seed: int):

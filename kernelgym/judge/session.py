@@ -94,7 +94,7 @@ class Session:
                   "correctness": prof.cpu_correctness_timeout_s if self.judge.on_cpu else prof.correctness_timeout_s,
                   "timing": prof.timing_timeout_s, "recheck": prof.correctness_timeout_s}
         now = time.monotonic()
-        self.result.durations[self.stage_name] = round(now - self.stage_started, 4)
+        self.result.durations[self.stage_name] = round(now - self.stage_started, 3)
         self.stage_name, self.stage_started = name, now
         self.deadline = now + limits[name]
         if name in ("compile", "correctness", "timing"):
@@ -135,7 +135,7 @@ class Session:
                 self.expect("done")
         finally:
             self._release_shared()
-            self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 4)
+            self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
 
     def run_build(self) -> None:
         """Build-only session: the worker imports the candidate (building it) and stops."""
@@ -145,7 +145,7 @@ class Session:
             self.expect_stage("compile")
             self.expect("done")
         finally:
-            self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 4)
+            self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
 
     def _release_shared(self) -> None:
         if self._shared is not None:

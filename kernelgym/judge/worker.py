@@ -1,7 +1,8 @@
 """The untrusted side: a throw-away process that loads one candidate and runs it.
 
-Started by :mod:`kernelgym.judge.runner` as ``python -m kernelgym.judge.worker RESULT_FD``. It reads one JSON
-request line from stdin, then runs the stages in order, announcing each on the result channel (a pipe the runner
+Started by :mod:`kernelgym.judge.launch` as ``python -m kernelgym.judge.worker RESULT_FD``, possibly ahead of its
+candidate (it imports torch and Triton, then waits). It reads one JSON request line from stdin, applies the
+request's ``env`` settings, then runs the stages in order, announcing each on the result channel (a pipe the runner
 passed as ``RESULT_FD``; what the candidate prints goes to a log file instead):
 
 1. ``compile``     — import the candidate file, build ``ModelNew`` under the shared init seed, one warm-up forward
@@ -32,6 +33,12 @@ from kernelgym.judge.inputs import as_tuple, build_model, make_inputs  # noqa: E
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.protocol import tensor_header, tensor_to_bytes, write_frame  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
+
+try:  # nearly every candidate imports Triton: a worker started ahead has it loaded already
+    import triton  # noqa: E402, F401
+    import triton.language  # noqa: E402, F401
+except ImportError:  # pragma: no cover - the CUDA backend works without Triton
+    pass
 
 import threading as _threading  # noqa: E402
 import time as _time  # noqa: E402
@@ -255,7 +262,11 @@ def _harden(request: dict) -> None:
 
 def main() -> int:
     result_fd = int(sys.argv[1])
-    request = json.loads(sys.stdin.readline())
+    line = sys.stdin.readline()  # a worker started ahead waits here, having run nothing of any candidate
+    if not line:
+        return 0
+    request = json.loads(line)
+    os.environ.update(request.get("env", {}))  # candidate-specific settings (build directory, CUDA arch list)
     _harden(request)
     if os.environ.get("TRITON_INTERPRET") == "1":
         from kernelgym.judge import interpreter_fixes

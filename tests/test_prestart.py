@@ -1,0 +1,112 @@
+"""Workers started one evaluation ahead (kernelgym.judge.launch): same verdicts, same isolation, nothing left over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from kernelgym.judge.sandbox import namespaces_available
+from conftest import DATA, GOOD, candidate, worker_processes
+
+
+needs_namespaces = pytest.mark.skipif(not namespaces_available(), reason="spares are kept only in sandbox namespaces")
+
+
+@pytest.fixture
+def prestarted(tmp_path):
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False, prestart_workers=True)
+    yield judge
+    judge.close()
+
+
+def wait_until_gone(owner=None, timeout=15.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while worker_processes(owner) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return worker_processes(owner)
+
+
+@needs_namespaces
+def test_verdicts_are_unchanged_and_only_the_idle_spare_stays(prestarted, relu_task):
+    cases = [(GOOD, "ok"), (candidate(imports="import os", pre="os.abort()"), "crashed"),
+             (candidate(expr="x"), "incorrect"), (GOOD, "ok")]
+    for text, expected in cases:
+        result = prestarted.evaluate(relu_task, text)
+        assert result.status == expected, result.message
+        spare = prestarted.idle_worker_pids()
+        assert len(spare) == 1
+        assert worker_processes(idle_groups=spare) == []  # no process that ran candidate code is left
+    assert prestarted.launcher.stats["spares_used"] == len(cases) - 1
+    assert result.durations["startup"] < 1.0  # the spare had torch and Triton imported already
+    prestarted.close()
+    assert wait_until_gone() == []
+
+
+@needs_namespaces
+def test_state_left_by_one_candidate_never_reaches_the_next(prestarted, relu_task):
+    marker = candidate(pre="__import__('torch')._kernelgym_marker = 1")
+    reader = candidate(pre="x = x + 1 if hasattr(__import__('torch'), '_kernelgym_marker') else x")
+    assert prestarted.evaluate(relu_task, marker).status == "ok"
+    result = prestarted.evaluate(relu_task, reader)  # ran in the spare started before the marker was set
+    assert result.status == "ok", result.message
+    assert prestarted.launcher.stats["spares_used"] == 1
+
+
+@needs_namespaces
+def test_a_spare_that_died_while_waiting_is_replaced(prestarted, relu_task):
+    assert prestarted.evaluate(relu_task, GOOD).status == "ok"
+    (spare,) = prestarted.idle_worker_pids()
+    os.killpg(spare, signal.SIGKILL)
+    time.sleep(0.5)
+    result = prestarted.evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert prestarted.launcher.stats["spares_dead"] == 1
+
+
+@needs_namespaces
+def test_a_spare_exits_when_the_process_that_started_it_dies(tmp_path):
+    script = textwrap.dedent(f'''
+        import os, sys
+        sys.path.insert(0, {str(DATA.parent.parent)!r})
+        from kernelgym.judge.runner import Judge
+        from kernelgym.tasks import load_tasks
+        from kernelgym.testing.candidates import GOOD
+        task = load_tasks({str(DATA / "tasks")!r}).get("L1/1_scaled_relu")
+        judge = Judge(device="cpu", cache_dir={str(tmp_path)!r}, prestart_workers=True)
+        print(judge.evaluate(task, GOOD).status, len(judge.idle_worker_pids()), flush=True)
+        os._exit(0)  # no close(): the spare must notice on its own
+    ''')
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    out, _ = proc.communicate(timeout=300)
+    assert out.split() == ["ok", "1"]
+    assert wait_until_gone(owner=proc.pid, timeout=30) == []
+
+
+@needs_namespaces
+def test_env_close_stops_the_spare(relu_task):
+    import gymnasium as gym
+
+    import kernelgym  # noqa: F401
+
+    env = gym.make("KernelBench-L1-v0", tasks=str(DATA / "tasks"), device="cpu")
+    env.reset(seed=0, options={"task_id": relu_task.id})
+    _, reward, *_ = env.step(GOOD)
+    assert reward > 0 and len(env.unwrapped.evaluator.idle_worker_pids()) == 1
+    env.close()
+    assert wait_until_gone() == []
+
+
+def test_no_spare_is_kept_without_sandbox_namespaces(tmp_path, relu_task):
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path, prestart_workers=True, sandbox_namespaces=False)
+    assert judge.evaluate(relu_task, GOOD).status == "ok"
+    assert judge.idle_worker_pids() == [] and worker_processes() == []
