@@ -2,10 +2,12 @@
 
 =========  ===========================================================================================
 quick      the RL inner loop: 5 standard trials + 1 outlier trial; timing until the 95% CI is within 2%
-           of the median or 2 s; 1 trial again after timing; no torch.compile baseline. Stage limits: compile 120 s, correctness 60 s
-           (GPU) / 120 s (CPU), timing 60 s.
+           of the median or 2 s; the eager reference cached per task (timed interleaved with the first
+           candidate of the task); 1 trial again after timing; no torch.compile baseline. Stage limits:
+           compile 120 s, correctness 60 s (GPU) / 120 s (CPU), timing 60 s.
 full       benchmarking: 8 standard trials + 3 outlier trials; timing until the CI is within 1% or 10 s;
-           eager and torch.compile baselines; 2 trials again after timing.
+           the eager reference timed afresh, interleaved with the candidate, every time; a torch.compile
+           baseline; 2 trials again after timing.
 =========  ===========================================================================================
 """
 
@@ -27,6 +29,8 @@ class EvalProfile:
     cpu_timing: TimingConfig = field(default_factory=lambda: TimingConfig(warmup=1, min_runs=3, max_runs=3,
                                                                           budget_s=1.0, rel_ci=1.0))
     compile_baseline: bool = False
+    #: time the eager reference afresh, interleaved with the candidate, in every evaluation (else: when not cached)
+    alternate_baseline: bool = False
     compile_timeout_s: float = 120.0
     cuda_compile_timeout_s: float = 300.0
     correctness_timeout_s: float = 60.0
@@ -42,6 +46,7 @@ PROFILES: dict[str, EvalProfile] = {
     "quick": EvalProfile("quick", trials=5, outlier_trials=1, recheck_after_timing=True,
                          timing=TimingConfig(warmup=2, min_runs=5, max_runs=100, budget_s=2.0, rel_ci=0.02)),
     "full": EvalProfile("full", trials=8, outlier_trials=3, recheck_after_timing=True, compile_baseline=True,
+                        alternate_baseline=True,
                         timing=TimingConfig(warmup=5, min_runs=10, max_runs=1000, budget_s=10.0, rel_ci=0.01)),
 }
 

@@ -16,7 +16,9 @@ log_tail           the last lines of what the candidate printed / the traceback 
 trials             list of per-trial correctness records: ``{"trial", "stage" (standard|outlier), "seed"
                    (the public part only), "ok", "max_abs_err", "max_rel_err", "worst_index", "reason"}``
 runtime_ms         candidate forward time: median (ms) or ``None`` when not timed
-runtime_spread     candidate timing spread: ``{"iqr_ms", "ci95_ms", "n"}``
+runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}``, and the eager reference's: ``"baseline"``
+                   (``"interleaved"``: timed in blocks alternating with the candidate's in this evaluation;
+                   ``"cached"``: from the per-task cache), ``"baseline_ci95_ms"``, ``"baseline_n"``
 baseline_ms        eager PyTorch reference median (ms) on the same device, same method
 compile_baseline_ms  torch.compile reference median (ms), when measured
 speedup            baseline_ms / runtime_ms (``None`` if not timed)

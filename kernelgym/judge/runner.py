@@ -267,25 +267,55 @@ class Judge:
 
     def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile, kind: str = "eager") -> dict:
         """Reference timing on this device (``kind`` ``"eager"`` or ``"compile"`` for ``torch.compile``), measured
-        like the candidate's and cached on disk per (task, device, dtype, torch version, kind)."""
-        from kernelgym.judge.timing import summarize, time_calls
+        like the candidate's and cached on disk per (task, device, dtype, torch version, kind). Evaluations time
+        the eager reference interleaved with the candidate instead (:meth:`reference_timer`); this measures it
+        on its own, when nothing is cached."""
+        from kernelgym.judge.timing import time_calls
 
-        key = self.baselines.key(task, self.describe_device(), self.versions()["torch"], kind)
-        hit = self.baselines.get(key)
+        hit = self.cached_baseline(task, kind)
         if hit is not None:
             return hit
+        timer_model = self._timed_reference(task, kind)
+        if isinstance(timer_model, str):  # torch.compile could not handle the reference: no baseline
+            return self._store_summary(task, kind, {"median_ms": None, "error": timer_model})
+        module, model = timer_model
+        cfg = prof.cpu_timing if self.on_cpu else prof.timing
+        times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
+        return self.store_baseline(task, times, kind)
+
+    def cached_baseline(self, task: Task, kind: str = "eager") -> dict | None:
+        return self.baselines.get(self._baseline_key(task, kind))
+
+    def reference_timer(self, task: Task, prof: EvalProfile, kind: str = "eager"):
+        """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the reference, for interleaved timing."""
+        from kernelgym.judge.timing import CallTimer
+
+        module, model = self._timed_reference(task, kind)
+        timer = CallTimer(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device)
+        timer.warm_up((prof.cpu_timing if self.on_cpu else prof.timing).warmup)
+        return timer
+
+    def store_baseline(self, task: Task, times: list[float], kind: str = "eager", **extra) -> dict:
+        """Summarize reference timings, cache them on disk and return the summary."""
+        from kernelgym.judge.timing import summarize
+
+        return self._store_summary(task, kind, {**summarize(times), **extra})
+
+    def _store_summary(self, task: Task, kind: str, summary: dict) -> dict:
+        self.baselines.put(self._baseline_key(task, kind), summary)
+        return summary
+
+    def _baseline_key(self, task: Task, kind: str) -> str:
+        return self.baselines.key(task, self.describe_device(), self.versions()["torch"], kind)
+
+    def _timed_reference(self, task: Task, kind: str):
+        """(module, model) to time for ``kind``; for ``"compile"`` an error string when torch.compile failed."""
         module, model = self.reference(task, 0)
         if kind == "compile":
             model = self.compiled_reference(task)
-            if isinstance(model, str):  # torch.compile could not handle the reference: no baseline
-                summary = {"median_ms": None, "error": model}
-                self.baselines.put(key, summary)
-                return summary
-        cfg = prof.cpu_timing if self.on_cpu else prof.timing
-        times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
-        summary = summarize(times)
-        self.baselines.put(key, summary)
-        return summary
+            if isinstance(model, str):
+                return model
+        return module, model
 
     def compiled_reference(self, task: Task):
         """``torch.compile`` of the reference model, compiled (one call made); an error string if it failed."""

@@ -128,8 +128,11 @@ class Session:
             self._release_shared()
             with self.judge.gpu_lock.exclusive():  # the GPU to itself while timing (see kernelgym.distributed)
                 self.send_line("time")
-                header = self.expect("timing")
-                self.record_timing(header)
+                self.expect("timing_ready")
+                times, baseline = self.time_against_reference()
+                self.send_line("end")
+                self.check_integrity(self.expect("timing_done"))
+                self.record_timing(times, baseline)
                 if recheck:
                     self.check_trials(recheck)
                 self.expect("done")
@@ -239,15 +242,54 @@ class Session:
             self.send_line("stop")
             raise Verdict("rejected", f"rejected: {res.flags[0]['reason']}")
 
-    def record_timing(self, header: dict) -> None:
+    def time_against_reference(self) -> tuple[list[float], dict]:
+        """Candidate timings (blocks run by the worker) interleaved with eager-reference timings (run here), see
+        :func:`kernelgym.judge.timing.alternate`. The reference is timed afresh when nothing is cached or the
+        profile asks for it (``full``), and cached; otherwise the cached reference is used and only the candidate
+        is timed. Returns the candidate's per-call ms and the reference summary."""
+        from kernelgym.judge.timing import alternate
+
+        cfg = self.prof.cpu_timing if self.judge.on_cpu else self.prof.timing
+        cached = None if self.prof.alternate_baseline else self.judge.cached_baseline(self.task)
+        blocks = {"candidate": self._candidate_block}
+        if cached is None:
+            blocks["reference"] = self.judge.reference_timer(self.task, self.prof).time_block
+        samples = alternate(blocks, cfg)
+        if cached is not None:
+            return samples["candidate"], {**cached, "how": "cached"}
+        fresh = self.judge.store_baseline(self.task, samples["reference"])
+        return samples["candidate"], {**fresh, "how": "interleaved"}
+
+    def _candidate_block(self, calls: int) -> list[float]:
+        self.send_line(f"block {calls}")
+        times = self.expect("timing").get("times_ms")
+        if not isinstance(times, list) or len(times) != calls or \
+                not all(isinstance(t, (int, float)) and 0 <= t < float("inf") for t in times):
+            # the worker's own code sends well-formed, non-negative times: only the candidate can have changed them
+            reason = "the timings sent from the worker were malformed or impossible (negative, infinite, miscounted)"
+            self.result.add_flag("timing_tampered", reason)
+            self.send_line("stop")
+            raise Verdict("rejected", f"rejected: {reason}")
+        return [float(t) for t in times]
+
+    def check_integrity(self, header: dict) -> None:
+        """Reject a candidate that patched judge functions or left threads running while it was being timed."""
+        flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+        for name, reason in flags:
+            self.result.add_flag(str(name), f"during timing: {reason}")
+        if flags:
+            self.send_line("stop")
+            raise Verdict("rejected", f"rejected: {self.result.flags[-len(flags)]['reason']}")
+
+    def record_timing(self, times: list[float], base: dict) -> None:
         from kernelgym.judge.timing import summarize
 
-        times = [float(t) for t in header.get("times_ms", []) if isinstance(t, (int, float))]
         summary = summarize(times)
         res = self.result
         res.runtime_ms = summary["median_ms"]
-        res.runtime_spread = {k: summary[k] for k in ("iqr_ms", "ci95_ms", "n")}
-        base = self.judge.baseline_ms(self.task, 0, self.prof)
+        res.runtime_spread = {**{k: summary[k] for k in ("iqr_ms", "ci95_ms", "n")},
+                              "baseline": base.get("how"), "baseline_ci95_ms": base.get("ci95_ms"),
+                              "baseline_n": base.get("n")}
         res.baseline_ms = base["median_ms"]
         res.timing_meaningful = not self.judge.on_cpu
         if res.runtime_ms and res.baseline_ms:

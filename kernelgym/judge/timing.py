@@ -4,7 +4,8 @@ Method on a GPU, for every timed call: fresh inputs, an L2 flush (a write over a
 device-wide synchronize, a start event, the call, a device-wide synchronize (so work on any other stream is
 waited for), an end event. Warm-up calls come first. Calls repeat until the 95% confidence half-width of the
 mean is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than
-``min_runs``. On the CPU the same loop runs with ``time.perf_counter`` and the figures are flagged as not
+``min_runs``. The judge interleaves blocks of candidate calls with blocks of reference calls (:func:`alternate`).
+On the CPU the same loop runs with ``time.perf_counter`` and the figures are flagged as not
 meaningful by the caller.
 
 The functions used here are bound at import time, before any candidate code is loaded in the worker, so a
@@ -37,6 +38,7 @@ class TimingConfig:
     max_runs: int = 200
     budget_s: float = 5.0
     rel_ci: float = 0.01
+    block: int = 5  # calls per block when timings are interleaved (:func:`alternate`)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -73,37 +75,95 @@ class L2Flusher:
             self.buf.fill_(1.0)
 
 
+class CallTimer:
+    """Times ``fn(*make_args(i))`` one call at a time, as described in the module docstring.
+
+    ``i`` counts up over all of the timer's calls (warm-up calls use negative ``i``), so every timed call gets inputs
+    from a seed not used before, also when calls come in blocks interleaved with another timer's (:func:`alternate`).
+    """
+
+    def __init__(self, fn: Callable, make_args: Callable[[int], list], device: str, flusher: L2Flusher | None = None):
+        self.fn, self.make_args = fn, make_args
+        self.on_gpu = device.startswith("cuda")
+        self.flusher = flusher or L2Flusher(device)
+        self.times: list[float] = []
+
+    def warm_up(self, calls: int) -> None:
+        with _no_grad():
+            for i in range(calls):
+                self.fn(*self.make_args(-1 - i))
+        if self.on_gpu:
+            _cuda_sync()
+
+    def time_block(self, calls: int) -> list[float]:
+        """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`."""
+        block: list[float] = []
+        with _no_grad():
+            for _ in range(calls):
+                args = self.make_args(len(self.times))
+                self.flusher()
+                if self.on_gpu:
+                    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+                    _cuda_sync()
+                    _event_record(start)
+                    self.fn(*args)
+                    _cuda_sync()
+                    _event_record(end)
+                    _event_sync(end)
+                    elapsed = float(_event_elapsed(start, end))
+                else:
+                    t0 = _perf_counter()
+                    self.fn(*args)
+                    elapsed = (_perf_counter() - t0) * 1e3
+                del args
+                self.times.append(elapsed)
+                block.append(elapsed)
+        return block
+
+
+def converged(times: list[float], config: TimingConfig) -> bool:
+    """At least ``min_runs`` calls and a 95% CI half-width within ``rel_ci`` of the median."""
+    if len(times) < config.min_runs:
+        return False
+    s = summarize(times)
+    return s["ci95_ms"] <= config.rel_ci * s["median_ms"]
+
+
 def time_calls(fn: Callable, make_args: Callable[[int], list], device: str, config: TimingConfig,
                flusher: L2Flusher | None = None) -> list[float]:
-    """Run ``fn(*make_args(i))`` repeatedly as described in the module docstring; return per-call ms."""
-    on_gpu = device.startswith("cuda")
-    flusher = flusher or L2Flusher(device)
-    times: list[float] = []
-    with _no_grad():
-        for i in range(config.warmup):
-            fn(*make_args(-1 - i))
-        if on_gpu:
-            _cuda_sync()
-        started = _perf_counter()
-        for i in range(config.max_runs):
-            args = make_args(i)
-            flusher()
-            if on_gpu:
-                start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-                _cuda_sync()
-                _event_record(start)
-                fn(*args)
-                _cuda_sync()
-                _event_record(end)
-                _event_sync(end)
-                times.append(float(_event_elapsed(start, end)))
-            else:
-                t0 = _perf_counter()
-                fn(*args)
-                times.append((_perf_counter() - t0) * 1e3)
-            del args
-            if len(times) >= config.min_runs:
-                s = summarize(times)
-                if s["ci95_ms"] <= config.rel_ci * s["median_ms"] or _perf_counter() - started > config.budget_s:
-                    break
-    return times
+    """Warm up, then time calls one by one until :func:`converged`, ``budget_s`` or ``max_runs``; per-call ms."""
+    timer = CallTimer(fn, make_args, device, flusher)
+    timer.warm_up(config.warmup)
+    started = _perf_counter()
+    while len(timer.times) < config.max_runs:
+        timer.time_block(1)
+        if len(timer.times) >= config.min_runs and (converged(timer.times, config)
+                                                    or _perf_counter() - started > config.budget_s):
+            break
+    return timer.times
+
+
+def alternate(blocks: dict[str, Callable[[int], list[float]]], config: TimingConfig) -> dict[str, list[float]]:
+    """Interleave blocks of timed calls of several timers (for the judge: the candidate, timed by its worker, and
+    the eager reference, timed by the runner), so that clock or thermal drift reaches every sample alike.
+
+    Each round runs one block of each timer (``min_runs`` calls first, then ``block`` calls). Rounds go on until
+    every sample has :func:`converged` or reached ``max_runs``, or, once every sample has ``min_runs`` calls,
+    until ``budget_s`` (shared by all timers) is spent. Returns each timer's per-call ms.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in blocks}
+    started = _perf_counter()
+    while True:
+        for name, run_block in blocks.items():
+            sample = samples[name]
+            if len(sample) >= config.max_runs:
+                continue
+            want = min(config.min_runs if not sample else config.block, config.max_runs - len(sample))
+            got = run_block(want)
+            if len(got) != want:
+                raise ValueError(f"timer {name!r} returned {len(got)} measurements, expected {want}")
+            sample.extend(got)
+        finished = all(len(s) >= config.max_runs or converged(s, config) for s in samples.values())
+        out_of_time = _perf_counter() - started > config.budget_s
+        if finished or (out_of_time and all(len(s) >= config.min_runs for s in samples.values())):
+            return samples

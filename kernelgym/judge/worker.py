@@ -10,7 +10,8 @@ passed as ``RESULT_FD``; what the candidate prints goes to a log file instead):
 2. ``correctness`` — for each trial: fresh seeded inputs (outliers injected for outlier trials), a copy of them,
                      the forward, a check that the inputs were not modified, the outputs sent to the runner. Memory
                      freed between trials is overwritten with NaN first, so stale buffers cannot hold old answers.
-3. ``timing``      — only when the runner answers ``time`` after the trials: :func:`timing.time_calls` with fresh
+3. ``timing``      — only when the runner answers ``time`` after the trials: blocks of :class:`timing.CallTimer` calls
+                     as the runner asks for them (it times the reference in between), with fresh
                      inputs every call; then the ``recheck`` trials, as in stage 2.
 
 The worker never judges: the runner compares outputs against its own reference and applies every limit. The
@@ -44,6 +45,8 @@ import threading as _threading  # noqa: E402
 import time as _time  # noqa: E402
 
 _equal = torch.equal
+_CallTimer = _timing.CallTimer
+_time_block = _timing.CallTimer.time_block
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
@@ -66,6 +69,13 @@ def _watched() -> dict:
         "torch.nn.Module.__call__": torch.nn.Module.__call__, "torch.no_grad": torch.no_grad,
         "builtins.isinstance": builtins.isinstance, "builtins.len": builtins.len, "builtins.float": builtins.float,
         "kernelgym.judge.timing.time_calls": _timing.time_calls, "kernelgym.judge.inputs.make_inputs": make_inputs,
+        "kernelgym.judge.timing.CallTimer.time_block": _timing.CallTimer.time_block,
+        "kernelgym.judge.timing.CallTimer.warm_up": _timing.CallTimer.warm_up,
+        "kernelgym.judge.timing._cuda_sync": _timing._cuda_sync, "kernelgym.judge.timing._Event": _timing._Event,
+        "kernelgym.judge.timing._event_record": _timing._event_record,
+        "kernelgym.judge.timing._event_elapsed": _timing._event_elapsed,
+        "kernelgym.judge.timing._event_sync": _timing._event_sync,
+        "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
     }
 
 
@@ -204,17 +214,32 @@ class Worker:
 
     # -- stage 3 -------------------------------------------------------------------------------------------
     def time(self) -> bool:
+        """Warm up, then time blocks of calls as the runner asks (``block N``) until it says ``end``; the runner
+        interleaves its own reference timing between the blocks (:func:`kernelgym.judge.timing.alternate`)."""
         self.send({"event": "stage", "stage": "timing"})
         config = _timing.TimingConfig(**self.req["timing"])
         base = self.req["timing_seed_base"]  # every timed call gets inputs from a seed never used before
+        timer = _CallTimer(self.model, lambda i: make_inputs(self.module, base + 1000 + i, self.device), self.device)
         try:
-            times = _timing.time_calls(self.model, lambda i: make_inputs(self.module, base + 1000 + i, self.device),
-                                       self.device, config)
+            timer.warm_up(config.warmup)
         except BaseException as exc:  # noqa: BLE001
-            self.error("runtime_error", exc, "timing")
+            self.error("runtime_error", exc, "timing warm-up")
             return False
-        self.send({"event": "timing", "times_ms": times})
-        return True
+        self.send({"event": "timing_ready"})
+        while True:
+            command = self._wait_for().split()
+            if command == ["end"]:
+                self.send({"event": "timing_done", "integrity_flags": self.integrity_flags()})
+                return True
+            if len(command) != 2 or command[0] != "block" or not command[1].isdigit():
+                return False
+            calls = min(int(command[1]), config.max_runs)
+            try:
+                times = _time_block(timer, calls)
+            except BaseException as exc:  # noqa: BLE001
+                self.error("runtime_error", exc, "timing")
+                return False
+            self.send({"event": "timing", "times_ms": times})
 
     # -- helpers -------------------------------------------------------------------------------------------
     def _sync(self) -> None:

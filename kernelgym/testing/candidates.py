@@ -127,6 +127,18 @@ return launch(x).as_subclass(Lazy)'''), extra="class Lazy(torch.Tensor):\n    pa
     "patch_judge_timing": ("runtime", kernel_forward(indent("return launch(x)"), imports="import kernelgym.judge.timing as T",
                                                      extra="T.time_calls = lambda *a, **k: [1e-6] * 5"),
                            "rejected", "time_calls"),
+    "patch_timer_while_timed": ("runtime", kernel_forward(indent('''
+self.calls += 1
+if self.calls > 9:  # past the trials and the profiled forward: the judge is timing now
+    T._cuda_sync = lambda *a: None
+    T._event_elapsed = lambda *a: 1e-6
+return launch(x)'''), imports="import kernelgym.judge.timing as T", init="self.calls = 0"),
+                                "rejected", "during timing"),
+    "impossible_timings": ("runtime", kernel_forward(indent('''
+self.calls += 1
+if self.calls > 9:
+    T._perf_counter = lambda: 0.0  # CPU: negative times; GPU: caught as a patch made during timing
+return launch(x)'''), imports="import kernelgym.judge.timing as T", init="self.calls = 0"), "rejected", "timing"),
     "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
                                                 extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
                       "rejected", "patching"),

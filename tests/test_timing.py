@@ -1,0 +1,70 @@
+"""Interleaved timing (kernelgym.judge.timing.alternate) and how the judge uses it for the eager reference."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import GOOD
+from kernelgym.judge.profiles import get_profile
+from kernelgym.judge.timing import TimingConfig, alternate
+
+
+def recording_timer(name: str, log: list, noisy: bool = True):
+    def run_block(calls: int) -> list[float]:
+        log.append((name, calls))
+        return [1.0 + (0.1 * (i % 3) if noisy else 0.0) for i in range(calls)]
+    return run_block
+
+
+def test_blocks_alternate_until_max_runs():
+    log = []
+    cfg = TimingConfig(min_runs=4, max_runs=10, block=3, budget_s=60, rel_ci=0.0)  # rel_ci 0: never converges
+    samples = alternate({"cand": recording_timer("cand", log), "ref": recording_timer("ref", log)}, cfg)
+    assert [name for name, _ in log] == ["cand", "ref"] * 3
+    assert [calls for _, calls in log] == [4, 4, 3, 3, 3, 3]  # min_runs first, then blocks, capped at max_runs
+    assert len(samples["cand"]) == len(samples["ref"]) == 10
+
+
+def test_converged_samples_stop_after_min_runs():
+    log = []
+    cfg = TimingConfig(min_runs=5, max_runs=100, block=5, budget_s=60, rel_ci=0.01)
+    samples = alternate({"a": recording_timer("a", log, noisy=False), "b": recording_timer("b", log, noisy=False)},
+                        cfg)
+    assert len(samples["a"]) == len(samples["b"]) == 5  # identical times: CI 0 after the first round
+
+
+def test_the_budget_is_shared_and_min_runs_always_met():
+    import time
+
+    def slow(calls):
+        time.sleep(0.05 * calls)
+        return [float(i % 7) for i in range(calls)]  # noisy: never converges at rel_ci 0.001
+
+    cfg = TimingConfig(min_runs=3, max_runs=1000, block=2, budget_s=0.3, rel_ci=0.001)
+    started = time.monotonic()
+    samples = alternate({"a": slow, "b": slow}, cfg)
+    assert all(len(s) >= 3 for s in samples.values())
+    assert time.monotonic() - started < 2.0
+
+
+def test_a_timer_that_returns_the_wrong_count_is_an_error():
+    with pytest.raises(ValueError, match="returned 1 measurements, expected 5"):
+        alternate({"a": lambda calls: [1.0]}, TimingConfig(min_runs=5))
+
+
+def test_the_judge_interleaves_the_reference_then_caches_it(tmp_path, relu_task):
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path)
+    cfg = TimingConfig(warmup=1, min_runs=3, max_runs=9, block=3, budget_s=60, rel_ci=0.0)
+    quick = get_profile("quick").with_overrides(cpu_timing=cfg)
+    first = judge.evaluate(relu_task, GOOD, profile=quick)
+    assert first.status == "ok", first.message
+    assert first.runtime_spread["n"] == 9 and first.runtime_spread["baseline_n"] == 9
+    assert first.runtime_spread["baseline"] == "interleaved"
+    second = judge.evaluate(relu_task, GOOD, profile=quick)
+    assert second.runtime_spread["baseline"] == "cached" and second.baseline_ms == first.baseline_ms
+    full = get_profile("full").with_overrides(cpu_timing=cfg)
+    third = judge.evaluate(relu_task, GOOD, profile=full)  # benchmarking: the reference is timed afresh
+    assert third.status == "ok", third.message
+    assert third.runtime_spread["baseline"] == "interleaved" and third.baseline_ms != first.baseline_ms
