@@ -46,13 +46,16 @@ class JudgePool:
         self._local = threading.local()
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._judges: list = []  # per-thread Judges, each with a worker started ahead; closed by close()
 
     def _judge(self):
         judge = getattr(self._local, "judge", None)
         if judge is None:
             from kernelgym.judge.runner import Judge
 
-            judge = self._local.judge = Judge(device=self.device, cache_dir=self.cache_dir)
+            judge = self._local.judge = Judge(device=self.device, cache_dir=self.cache_dir, prestart_workers=True)
+            with self._lock:
+                self._judges.append(judge)
         return judge
 
     def _pool(self) -> ThreadPoolExecutor:
@@ -90,6 +93,9 @@ class JudgePool:
             if self._executor is not None:
                 self._executor.shutdown(wait=True)
                 self._executor = None
+            for judge in self._judges:
+                judge.close()
+            self._judges.clear()
 
     def __enter__(self) -> "JudgePool":
         return self

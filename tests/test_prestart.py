@@ -110,3 +110,19 @@ def test_no_spare_is_kept_without_sandbox_namespaces(tmp_path, relu_task):
     judge = Judge(device="cpu", cache_dir=tmp_path, prestart_workers=True, sandbox_namespaces=False)
     assert judge.evaluate(relu_task, GOOD).status == "ok"
     assert judge.idle_worker_pids() == [] and worker_processes() == []
+
+
+@needs_namespaces
+def test_thread_pools_and_collection_close_their_spares(tmp_path, relu_task, test_tasks):
+    from kernelgym.data.collect import collect
+    from kernelgym.parallel import JudgePool
+
+    with JudgePool(device="cpu", cache_dir=tmp_path, max_workers=2) as pool:
+        results = pool.evaluate_many([(relu_task, GOOD), (relu_task, candidate(expr="x"))] * 2)
+        assert [r.status for r in results] == ["ok", "incorrect"] * 2
+        assert sum(j.launcher.stats["spares_used"] for j in pool._judges) >= 1
+    assert worker_processes() == []
+    stats = collect(lambda obs: GOOD, test_tasks.select(ids=[relu_task.id]), tmp_path / "ep.jsonl", samples=2,
+                    device="cpu", jobs=2, cache_dir=tmp_path, progress=False, parquet=False)
+    assert stats.planned == 2
+    assert worker_processes() == []

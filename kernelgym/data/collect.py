@@ -99,6 +99,8 @@ class _ThreadEnvs:
     def __init__(self, env_kwargs: dict, evaluator: Any, cache_dir: str | Path | None):
         self.env_kwargs, self.evaluator, self.cache_dir = env_kwargs, evaluator, cache_dir
         self._local = threading.local()
+        self._own: list = []  # the Judges made here (each keeps a worker started ahead), closed by close()
+        self._lock = threading.Lock()
 
     def get(self) -> KernelEnv:
         env = getattr(self._local, "env", None)
@@ -107,9 +109,17 @@ class _ThreadEnvs:
             if evaluator is None:
                 from kernelgym.judge.runner import Judge
 
-                evaluator = Judge(device=self.env_kwargs["device"], cache_dir=self.cache_dir)
+                evaluator = Judge(device=self.env_kwargs["device"], cache_dir=self.cache_dir, prestart_workers=True)
+                with self._lock:
+                    self._own.append(evaluator)
             env = self._local.env = KernelEnv(evaluator=evaluator, **self.env_kwargs)
         return env
+
+    def close(self) -> None:
+        with self._lock:
+            for judge in self._own:
+                judge.close()
+            self._own.clear()
 
 
 def check_output(out: Path, resume: bool) -> None:
@@ -153,6 +163,8 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         if isinstance(evaluator, Judge):
             raise ValueError("a Judge evaluates one candidate at a time: leave evaluator unset with jobs > 1")
     stats = CollectStats(jsonl=out)
+    envs = _ThreadEnvs(dict(tasks=tasks, backend=backend, max_turns=max_turns, reward=reward, profile=profile,
+                            device=device), evaluator, cache_dir)
     writer = JsonlWriter.open(out)  # repairs a damaged last line first (with a warning)
     try:
         done = {row_key(r) for r in read_rows(out).rows}
@@ -162,8 +174,6 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         work = [(t, s) for t in playable for s in range(samples)]
         pending = [(t, s) for t, s in work if (t.id, s) not in done]
         stats.already_done, stats.planned = len(work) - len(pending), len(pending)
-        envs = _ThreadEnvs(dict(tasks=tasks, backend=backend, max_turns=max_turns, reward=reward, profile=profile,
-                                device=device), evaluator, cache_dir)
         label, versions = policy_name(policy), library_versions()
 
         def play(task: Task, sample: int) -> EpisodeRecord:
@@ -190,6 +200,7 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
                 raise
     finally:
         writer.close()
+        envs.close()
     if parquet:
         stats.parquet = jsonl_to_parquet(out, schema=arrow_schema())
     return stats
