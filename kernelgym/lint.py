@@ -10,6 +10,11 @@ Checks, per task (each a named line in the report):
 * ``seed_varies``   different seeds give different outputs (``statistical`` tasks: different samples)
 * ``nonconstant``   an all-zero answer and a constant answer (the reference's mean) both FAIL the task's own
                     comparison, for every trial; so does the output magnitude check: mean |output| ≥ 10 × atol
+* ``memory``        default shapes, traced on the ``meta`` device (nothing allocated, so it runs anywhere): inputs,
+                    parameters and every tensor any operator of the forward returns, summed, at most
+                    :data:`MEMORY_BUDGET_BYTES` (an upper bound on the eager peak, since nothing is counted as
+                    freed). A forward that the meta device cannot run (data-dependent shapes) is bounded by its
+                    inputs and parameters only, and the detail says so.
 * ``speed``         CPU (small shapes): the reference forward takes < ``max_small_s``.
                     GPU (default shapes): eager runtime within [1, 50] ms; implied bandwidth (bytes / time) and
                     FLOP rate (flops / time) below the device's ceilings (else the formulas over-count)
@@ -24,6 +29,8 @@ from dataclasses import dataclass, field
 from kernelgym.tasks import Task, TaskError
 
 RUNTIME_BAND_MS = (1.0, 50.0)
+#: a task's eager footprint at its default shapes must fit a 24 GB GPU
+MEMORY_BUDGET_BYTES = 24 * 10**9
 
 
 @dataclass
@@ -133,12 +140,57 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
         reasons.append(f"mean |output| {magnitude:.3g} is under 10x atol ({task.atol:g})")
     report.add("nonconstant", not reasons, "; ".join(reasons))
 
+    _lint_memory(task, report)
     if small:
         report.figures["small_forward_s"] = first_s
         report.add("speed", first_s < max_small_s, f"small-shape forward took {first_s:.2f} s" if first_s >= max_small_s
                    else "")
     else:
         _lint_gpu_speed(task, module, m1, device, flops, nbytes, report)
+
+
+def footprint_bound(task: Task) -> tuple[int, bool]:
+    """Bytes of the inputs, parameters and all operator outputs of one forward at the default shapes (traced on
+    the meta device), and whether the forward could be traced (else: inputs and parameters only)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    from kernelgym.judge.inputs import build_model, make_inputs
+
+    def nbytes(values) -> int:
+        return sum(v.numel() * v.element_size() for v in values if torch.is_tensor(v))
+
+    class CountOutputs(TorchDispatchMode):
+        total = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            self.total += nbytes(tree_flatten(out)[0])
+            return out
+
+    module = task.load_module(small=False)
+    model = build_model(module, module.Model, 0, "meta", task.dtype)
+    inputs = make_inputs(module, 0, "meta")
+    state = list(model.parameters()) + list(model.buffers()) if isinstance(model, torch.nn.Module) else []
+    base = nbytes(inputs) + nbytes(state)
+    counter = CountOutputs()
+    try:
+        with torch.no_grad(), counter:
+            model(*inputs)
+    except (NotImplementedError, RuntimeError):
+        return base, False
+    return base + counter.total, True
+
+
+def _lint_memory(task: Task, report: LintReport) -> None:
+    bound, traced = footprint_bound(task)
+    report.figures["footprint_bound_gb"] = bound / 1e9
+    detail = "" if traced else "forward not traceable on the meta device: inputs and parameters only"
+    if bound > MEMORY_BUDGET_BYTES:
+        detail = f"up to {bound / 1e9:.1f} GB at the default shapes, above {MEMORY_BUDGET_BYTES / 1e9:.0f} GB" + \
+            ("" if traced else " (inputs and parameters alone)")
+    report.add("memory", bound <= MEMORY_BUDGET_BYTES, detail)
 
 
 def _lint_gpu_speed(task, module, model, device, flops, nbytes, report) -> None:

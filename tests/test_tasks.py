@@ -140,6 +140,29 @@ def test_linter_fails_a_nondeterministic_task(tmp_path):
     assert not report.ok and not report.checks["deterministic"][0]
 
 
+OVERSIZED_TASK = '''
+import torch
+import torch.nn as nn
+KERNELGYM = {"category": "Math", "flops": "N * N", "bytes": "8 * N * N", "small": {"N": 64}}
+N = 60_000
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.tanh(x) * 2 + x
+def get_inputs():
+    return [torch.randn(N, N)]
+def get_init_inputs():
+    return []
+'''
+
+
+def test_linter_fails_a_task_too_big_for_24_gb(tmp_path):
+    """60000^2 fp32 is 14.4 GB per tensor: input, tanh, product and sum exceed 24 GB (traced, never allocated)."""
+    report = lint_source(tmp_path, OVERSIZED_TASK)
+    assert not report.checks["memory"][0], report.render()
+    assert "above 24 GB" in report.checks["memory"][1]
+    assert report.checks["nonconstant"][0]  # the rest of the task is fine: only its size fails
+
+
 def test_linter_passes_a_good_task(test_tasks):
     report = lint_task(test_tasks.get("L1/1_scaled_relu"))
     assert report.ok, report.render()
