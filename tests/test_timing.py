@@ -68,3 +68,40 @@ def test_the_judge_interleaves_the_reference_then_caches_it(tmp_path, relu_task)
     third = judge.evaluate(relu_task, GOOD, profile=full)  # benchmarking: the reference is timed afresh
     assert third.status == "ok", third.message
     assert third.runtime_spread["baseline"] == "interleaved" and third.baseline_ms != first.baseline_ms
+
+
+def test_the_wall_clock_rule():
+    from kernelgym.judge.wallclock import SLACK_MS, mismatch
+
+    assert mismatch(10.0, 10.4, 0.3, on_gpu=True) == ""  # honest: wall = kernel + overhead
+    assert mismatch(10.0, 30.0 + SLACK_MS["gpu"] + 0.3, 0.3, on_gpu=True) == ""  # at 3x + slack: still passes
+    assert mismatch(10.0, 30.5 + SLACK_MS["gpu"] + 0.3, 0.3, on_gpu=True)  # just beyond: flagged
+    reason = mismatch(1.0, 10.5, 0.3, on_gpu=True)  # reported 10x under the wall clock
+    assert "judge's clock" in reason and "10.2 ms" in reason
+    assert mismatch(1.0, 10.5, 0.3, on_gpu=False) == ""  # the CPU's slack is wide: its clocks are noisy
+
+
+def test_block_clock_measures_wall_time_per_call():
+    import time
+
+    from kernelgym.judge.wallclock import BlockClock
+
+    def block(calls):
+        time.sleep(0.02 * calls)
+        return [1.0] * calls
+
+    clock = BlockClock(block)
+    assert clock(3) == [1.0] * 3 and clock(2) == [1.0] * 2
+    assert len(clock.per_call_ms) == 2 and all(p >= 20.0 for p in clock.per_call_ms)
+    assert 19.0 <= clock.overhead_ms(1.0) < 40.0  # about 20 ms per call outside the reported 1 ms
+
+
+def test_an_honest_slow_kernel_passes_the_wall_clock(tmp_path, relu_task):
+    """The same sleep as the forged_timing_frames exploit, reported honestly: ok (the exploit is rejected)."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    slow = kernel_forward(indent("time.sleep(0.12)\nreturn launch(x)"), imports="import time")
+    result = Judge(device="cpu", cache_dir=tmp_path, static_checks=False).evaluate(relu_task, slow)
+    assert result.status == "ok", result.message
+    assert result.runtime_ms >= 120.0

@@ -16,6 +16,7 @@ from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import Deadline, FrameReader, ProtocolError, tensor_from_bytes
 from kernelgym.judge.result import EvalResult
 from kernelgym.judge.verdict import Verdict
+from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, mismatch
 from kernelgym.tasks import Task
 
 if TYPE_CHECKING:
@@ -247,18 +248,43 @@ class Session:
         :func:`kernelgym.judge.timing.alternate`. The reference is timed afresh when nothing is cached or the
         profile asks for it (``full``), and cached; otherwise the cached reference is used and only the candidate
         is timed. Returns the candidate's per-call ms and the reference summary."""
-        from kernelgym.judge.timing import alternate
+        from kernelgym.judge.timing import alternate, summarize
 
         cfg = self.prof.cpu_timing if self.judge.on_cpu else self.prof.timing
         cached = None if self.prof.alternate_baseline else self.judge.cached_baseline(self.task)
-        blocks = {"candidate": self._candidate_block}
+        if cached is not None and "overhead_ms" not in cached:
+            cached = None  # measured alone (older cache): time it again interleaved, which also gives the overhead
+        candidate = BlockClock(self._candidate_block)
+        blocks = {"candidate": candidate}
         if cached is None:
-            blocks["reference"] = self.judge.reference_timer(self.task, self.prof).time_block
+            reference = BlockClock(self.judge.reference_timer(self.task, self.prof).time_block)
+            blocks["reference"] = reference
         samples = alternate(blocks, cfg)
-        if cached is not None:
-            return samples["candidate"], {**cached, "how": "cached"}
-        fresh = self.judge.store_baseline(self.task, samples["reference"])
-        return samples["candidate"], {**fresh, "how": "interleaved"}
+        if cached is None:
+            median = summarize(samples["reference"])["median_ms"]
+            base = {**self.judge.store_baseline(self.task, samples["reference"],
+                                                overhead_ms=reference.overhead_ms(median)), "how": "interleaved"}
+        else:
+            base = {**cached, "how": "cached"}
+        self.check_wall_clock(samples["candidate"], candidate, base, min(cfg.block, cfg.max_runs))
+        return samples["candidate"], base
+
+    def check_wall_clock(self, times: list[float], clock: BlockClock, base: dict, block: int) -> None:
+        """Reject timings that the runner's own clock contradicts (:mod:`kernelgym.judge.wallclock`)."""
+        from kernelgym.judge.timing import summarize
+
+        reported = summarize(times)["median_ms"]
+        overhead = float(base.get("overhead_ms") or 0.0)
+        on_gpu = not self.judge.on_cpu
+        for attempt in range(EXTRA_BLOCKS + 1):
+            reason = mismatch(reported, min(clock.per_call_ms), overhead, on_gpu)
+            if not reason:
+                return
+            if attempt < EXTRA_BLOCKS:
+                clock(block)  # another block by the judge's clock before concluding: a hiccup is not a lie
+        self.result.add_flag("timing_wall_mismatch", reason)
+        self.send_line("stop")
+        raise Verdict("rejected", f"rejected: {reason}")
 
     def _candidate_block(self, calls: int) -> list[float]:
         self.send_line(f"block {calls}")

@@ -139,6 +139,22 @@ self.calls += 1
 if self.calls > 9:
     T._perf_counter = lambda: 0.0  # CPU: negative times; GPU: caught as a patch made during timing
 return launch(x)'''), imports="import kernelgym.judge.timing as T", init="self.calls = 0"), "rejected", "timing"),
+    # class 5, the worst case: code past every guard rewrites the worker's timing frames (divided by 1000); the
+    # runner's own clock on each block catches it
+    "forged_timing_frames": ("runtime", kernel_forward(indent('''
+time.sleep(0.12)
+self.calls += 1
+if self.calls > 9:
+    W = sys.modules["__main__"].Worker
+    if not getattr(W, "_forged", False):
+        original = W.send
+        def send(me, header, payload=b""):
+            if header.get("event") == "timing":
+                header = dict(header, times_ms=[t / 1000 for t in header["times_ms"]])
+            return original(me, header, payload)
+        W.send = send
+        W._forged = True
+return launch(x)'''), imports="import sys\nimport time", init="self.calls = 0"), "rejected", "judge's clock"),
     "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
                                                 extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
                       "rejected", "patching"),
