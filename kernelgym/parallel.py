@@ -23,6 +23,36 @@ from kernelgym.tasks import Task
 Item = tuple[Task, str]
 
 
+class ThreadJudges:
+    """One :class:`~kernelgym.judge.runner.Judge` per thread (a Judge evaluates one candidate at a time), made on
+    first use with ``judge_kwargs``; each keeps a worker started ahead unless the kwargs say otherwise.
+    :meth:`close` stops every one's spare worker. Thread-safe."""
+
+    def __init__(self, **judge_kwargs):
+        self.judge_kwargs = {"prestart_workers": True, **judge_kwargs}
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._made: list = []
+
+    def get(self):
+        judge = getattr(self._local, "judge", None)
+        if judge is None:
+            from kernelgym.judge.runner import Judge
+
+            judge = self._local.judge = Judge(**self.judge_kwargs)
+            with self._lock:
+                self._made.append(judge)
+        return judge
+
+    def all(self) -> list:
+        with self._lock:
+            return list(self._made)
+
+    def close(self) -> None:
+        for judge in self.all():
+            judge.close()
+
+
 def default_workers() -> int:
     """Evaluations at once by default: the CPU count, at most 8."""
     return max(1, min(8, os.cpu_count() or 1))
@@ -43,20 +73,9 @@ class JudgePool:
         self.cache_dir = cache_dir
         self.max_workers = max_workers or default_workers()
         self.evaluator = evaluator
-        self._local = threading.local()
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._judges: list = []  # per-thread Judges, each with a worker started ahead; closed by close()
-
-    def _judge(self):
-        judge = getattr(self._local, "judge", None)
-        if judge is None:
-            from kernelgym.judge.runner import Judge
-
-            judge = self._local.judge = Judge(device=self.device, cache_dir=self.cache_dir, prestart_workers=True)
-            with self._lock:
-                self._judges.append(judge)
-        return judge
+        self._judges = ThreadJudges(device=device, cache_dir=cache_dir)
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -75,7 +94,7 @@ class JudgePool:
                     yield i, self.evaluator.evaluate(task, text, backend=backend, profile=profile)
             return
         pool = self._pool()
-        futures = {pool.submit(lambda t, x: self._judge().evaluate(t, x, backend=backend, profile=profile),
+        futures = {pool.submit(lambda t, x: self._judges.get().evaluate(t, x, backend=backend, profile=profile),
                                task, text): i for i, (task, text) in enumerate(items)}
         for future in as_completed(futures):
             yield futures[future], future.result()
@@ -93,9 +112,7 @@ class JudgePool:
             if self._executor is not None:
                 self._executor.shutdown(wait=True)
                 self._executor = None
-            for judge in self._judges:
-                judge.close()
-            self._judges.clear()
+        self._judges.close()
 
     def __enter__(self) -> "JudgePool":
         return self

@@ -120,7 +120,7 @@ def test_thread_pools_and_collection_close_their_spares(tmp_path, relu_task, tes
     with JudgePool(device="cpu", cache_dir=tmp_path, max_workers=2) as pool:
         results = pool.evaluate_many([(relu_task, GOOD), (relu_task, candidate(expr="x"))] * 2)
         assert [r.status for r in results] == ["ok", "incorrect"] * 2
-        assert sum(j.launcher.stats["spares_used"] for j in pool._judges) >= 1
+        assert sum(j.launcher.stats["spares_used"] for j in pool._judges.all()) >= 1
     assert worker_processes() == []
     stats = collect(lambda obs: GOOD, test_tasks.select(ids=[relu_task.id]), tmp_path / "ep.jsonl", samples=2,
                     device="cpu", jobs=2, cache_dir=tmp_path, progress=False, parquet=False)

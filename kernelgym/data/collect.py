@@ -23,6 +23,7 @@ from kernelgym.data.policies import policy_name
 from kernelgym.data.records import EpisodeRecord, arrow_schema, library_versions, row_key
 from kernelgym.data.writers import JsonlWriter, jsonl_to_parquet, read_rows
 from kernelgym.envs.kernel_env import KernelEnv
+from kernelgym.parallel import ThreadJudges
 from kernelgym.progress import LiveCounts
 from kernelgym.rewards import get_reward
 from kernelgym.tasks import Task, TaskSet
@@ -97,29 +98,21 @@ class _ThreadEnvs:
     """One KernelEnv per thread, each with its own Judge unless a shared evaluator is given."""
 
     def __init__(self, env_kwargs: dict, evaluator: Any, cache_dir: str | Path | None):
-        self.env_kwargs, self.evaluator, self.cache_dir = env_kwargs, evaluator, cache_dir
+        self.env_kwargs, self.evaluator = env_kwargs, evaluator
         self._local = threading.local()
-        self._own: list = []  # the Judges made here (each keeps a worker started ahead), closed by close()
-        self._lock = threading.Lock()
+        self._judges = ThreadJudges(device=env_kwargs["device"], cache_dir=cache_dir)
 
     def get(self) -> KernelEnv:
         env = getattr(self._local, "env", None)
         if env is None:
             evaluator = self.evaluator
             if evaluator is None:
-                from kernelgym.judge.runner import Judge
-
-                evaluator = Judge(device=self.env_kwargs["device"], cache_dir=self.cache_dir, prestart_workers=True)
-                with self._lock:
-                    self._own.append(evaluator)
+                evaluator = self._judges.get()
             env = self._local.env = KernelEnv(evaluator=evaluator, **self.env_kwargs)
         return env
 
     def close(self) -> None:
-        with self._lock:
-            for judge in self._own:
-                judge.close()
-            self._own.clear()
+        self._judges.close()
 
 
 def check_output(out: Path, resume: bool) -> None:

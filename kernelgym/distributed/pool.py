@@ -42,30 +42,19 @@ def _actor_class():
             import torch
 
             from kernelgym.distributed.locks import SharedExclusiveLock
+            from kernelgym.parallel import ThreadJudges
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
             self.lock = SharedExclusiveLock()
-            self.judge_kwargs = {"prestart_workers": True, **judge_kwargs}
-            self.local = threading.local()
-            self.judges = []
-
-        def _judge(self):
-            judge = getattr(self.local, "judge", None)
-            if judge is None:
-                from kernelgym.judge.runner import Judge
-
-                judge = self.local.judge = Judge(device=self.device, gpu_lock=self.lock, **self.judge_kwargs)
-                self.judges.append(judge)
-            return judge
+            self.judges = ThreadJudges(device=self.device, gpu_lock=self.lock, **judge_kwargs)
 
         def shutdown(self) -> int:
             """Stop every judge's spare worker; returns how many judges there were."""
-            for judge in self.judges:
-                judge.close()
-            return len(self.judges)
+            self.judges.close()
+            return len(self.judges.all())
 
         def evaluate(self, task: dict, text: str, backend: str, profile) -> dict:
-            return self._judge().evaluate(Task.from_dict(task), text, backend=backend, profile=profile).to_dict()
+            return self.judges.get().evaluate(Task.from_dict(task), text, backend=backend, profile=profile).to_dict()
 
         def hardware_json(self) -> str:
             from kernelgym.hardware import detect

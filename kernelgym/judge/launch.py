@@ -26,8 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -44,18 +43,25 @@ class StartedWorker:
     scratch: Path
     log_path: Path
     sandboxed: bool
-    started_at: float = field(default_factory=time.monotonic)
+    killed: bool = False
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def discard(self) -> None:
-        """Kill the worker's process group, close the channel and delete the scratch directory."""
+    def kill(self) -> None:
+        """Kill the worker's whole process group (once) and close the channel; the scratch directory stays."""
+        if self.killed:
+            return
+        self.killed = True
         kill_group(self.proc)
         try:
             os.close(self.read_fd)
         except OSError:
             pass
+
+    def discard(self) -> None:
+        """:meth:`kill`, then delete the scratch directory."""
+        self.kill()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 

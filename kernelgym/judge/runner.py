@@ -37,7 +37,7 @@ from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import as_tuple, build_model, make_inputs
 from kernelgym.judge.launch import WorkerLauncher
-from kernelgym.judge.process import LOG_TAIL_CHARS, kill_group, tail
+from kernelgym.judge.process import LOG_TAIL_CHARS, tail
 from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.protocol import FrameReader
 from kernelgym.judge.result import EvalResult
@@ -219,7 +219,7 @@ class Judge:
                     result.log_tail = "First compiler errors:\n" + errors
             raise
         finally:
-            kill_group(worker.proc)
+            worker.kill()  # before the log is read, so all it printed is there
             if not result.log_tail.startswith("First compiler errors"):
                 printed = tail(worker.log_path)
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]

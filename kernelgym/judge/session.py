@@ -248,7 +248,7 @@ class Session:
         :func:`kernelgym.judge.timing.alternate`. The reference is timed afresh when nothing is cached or the
         profile asks for it (``full``), and cached; otherwise the cached reference is used and only the candidate
         is timed. Returns the candidate's per-call ms and the reference summary."""
-        from kernelgym.judge.timing import alternate, summarize
+        from kernelgym.judge.timing import alternate
 
         cfg = self.prof.cpu_timing if self.judge.on_cpu else self.prof.timing
         cached = None if self.prof.alternate_baseline else self.judge.cached_baseline(self.task)
@@ -261,19 +261,16 @@ class Session:
             blocks["reference"] = reference
         samples = alternate(blocks, cfg)
         if cached is None:
-            median = summarize(samples["reference"])["median_ms"]
-            base = {**self.judge.store_baseline(self.task, samples["reference"],
-                                                overhead_ms=reference.overhead_ms(median)), "how": "interleaved"}
+            base = {**self.judge.store_baseline(self.task, samples["reference"], overhead_ms=reference.overhead_ms()),
+                    "how": "interleaved"}
         else:
             base = {**cached, "how": "cached"}
-        self.check_wall_clock(samples["candidate"], candidate, base, min(cfg.block, cfg.max_runs))
+        self.check_wall_clock(candidate, base, min(cfg.block, cfg.max_runs))
         return samples["candidate"], base
 
-    def check_wall_clock(self, times: list[float], clock: BlockClock, base: dict, block: int) -> None:
+    def check_wall_clock(self, clock: BlockClock, base: dict, block: int) -> None:
         """Reject timings that the runner's own clock contradicts (:mod:`kernelgym.judge.wallclock`)."""
-        from kernelgym.judge.timing import summarize
-
-        reported = summarize(times)["median_ms"]
+        reported = clock.median_ms()
         overhead = float(base.get("overhead_ms") or 0.0)
         on_gpu = not self.judge.on_cpu
         for attempt in range(EXTRA_BLOCKS + 1):

@@ -15,6 +15,7 @@ GPU; honest candidates have the reference's overhead and pass. Before rejecting,
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Callable
 
@@ -24,22 +25,27 @@ EXTRA_BLOCKS = 2
 
 
 class BlockClock:
-    """Wraps ``run_block(calls) -> times`` and records each block's wall time per call (ms), by this process's
-    clock."""
+    """Wraps ``run_block(calls) -> times`` and records the times it returns and each block's wall time per call
+    (ms), by this process's clock."""
 
     def __init__(self, run_block: Callable[[int], list[float]]):
         self.run_block = run_block
+        self.times: list[float] = []
         self.per_call_ms: list[float] = []
 
     def __call__(self, calls: int) -> list[float]:
         started = time.perf_counter()
         times = self.run_block(calls)
         self.per_call_ms.append((time.perf_counter() - started) * 1e3 / max(calls, 1))
+        self.times.extend(times)
         return times
 
-    def overhead_ms(self, median_ms: float) -> float:
+    def median_ms(self) -> float:
+        return statistics.median(self.times)
+
+    def overhead_ms(self) -> float:
         """Per-call time outside the timed interval: the fastest block's wall per call minus the median."""
-        return max(0.0, min(self.per_call_ms) - median_ms) if self.per_call_ms else 0.0
+        return max(0.0, min(self.per_call_ms) - self.median_ms()) if self.per_call_ms else 0.0
 
 
 def mismatch(reported_median_ms: float, fastest_wall_per_call_ms: float, overhead_ms: float, on_gpu: bool) -> str:
