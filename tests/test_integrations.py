@@ -49,13 +49,13 @@ def scorer(tmp_path_factory):
 def test_trl_reward_scores_a_mixed_batch_concurrently(scorer):
     reward_func = make_reward_func(scorer)
     seen_threads = set()
-    original = scorer.pool._judge
+    original = scorer.pool._judges.get
 
     def spy():
         seen_threads.add(threading.current_thread().name)
         return original()
 
-    scorer.pool._judge = spy
+    scorer.pool._judges.get = spy
     try:
         prompts = [[{"role": "user", "content": "write a kernel"}]] * 3
         completions = [[{"role": "assistant", "content": fenced(GOOD)}],   # conversational format
@@ -64,7 +64,7 @@ def test_trl_reward_scores_a_mixed_batch_concurrently(scorer):
         rewards = reward_func(prompts=prompts, completions=completions, task_id=[TASK] * 3,
                               completion_ids=[[1, 2, 3]] * 3, trainer_state=None)
     finally:
-        scorer.pool._judge = original
+        scorer.pool._judges.get = original
     assert rewards == [pytest.approx(CORRECT_ON_CPU), 0.0, 0.0] and all(type(r) is float for r in rewards)
     assert [r.status for r in reward_func.last_results] == ["ok", "incorrect", "compile_error"]
     assert len(seen_threads) == 2 and all(name.startswith("kernelgym-judge") for name in seen_threads)
