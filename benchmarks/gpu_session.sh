@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
-#   bash benchmarks/gpu_session.sh [all|PART,PART,...]   parts: smoke throughput cuda repeats lint dobench prestart soak
+#   bash benchmarks/gpu_session.sh [all|PART,PART,...]
+#   parts: smoke datasets throughput cuda repeats lint dobench prestart soak
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   && export PYTHONPATH=/tmp/site:$PWD:${PYTHONPATH:-} RAY_AUTH_MODE=disabled
@@ -12,7 +13,15 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --f
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 if run smoke; then
   timeout 60 python3 -c "from kernelgym.hardware import detect, measure_ceilings; print(detect().to_json()); print(measure_ceilings())" 2>&1 | tee "$OUT/ceilings.txt"
-  timeout 180 python3 -m pytest -q -s -p no:cacheprovider tests/gpu 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
+  timeout -s INT 200 python3 -m pytest -q -rA --tb=short -p no:cacheprovider tests/gpu 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
+fi
+if run datasets; then
+  mkdir -p "$OUT/eval" "$OUT/collect"
+  timeout -s INT 230 python3 -m kernelgym.cli eval tasks/solutions/triton --out "$OUT/eval" --profile full --device cuda:0 \
+    --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval.txt"
+  timeout -s INT 80 python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
+    --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect.txt"
+  tar -C "$OUT" -czf "$OUT/datasets.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
 fi
 if run throughput; then
   timeout 300 python3 benchmarks/throughput.py --solutions 22 --profile full --concurrency 8 --plain 9 \

@@ -100,3 +100,107 @@ def test_seeded_inputs_are_identical_when_judges_share_a_process():
     for t in threads:
         t.join()
     assert mismatches == []
+
+
+def test_outlier_positions_are_distinct_so_gpu_scatters_agree():
+    """A repeated position would let a GPU scatter keep either of two signs: runner and worker inputs differ."""
+    import torch
+
+    from kernelgym.judge.inputs import make_inputs, outlier_positions
+
+    idx, sign = outlier_positions(50, 400, torch.Generator().manual_seed(3))
+    assert idx.numel() == len(set(idx.tolist())) and 0 < idx.numel() <= 50
+    assert sign.shape == idx.shape and set(sign.tolist()) <= {-1.0, 1.0}
+    # the injected tensor changes exactly the distinct positions drawn, so no write order can matter
+    import types
+
+    module = types.SimpleNamespace(get_inputs=lambda: [torch.zeros(300_000)])
+    (x,) = make_inputs(module, 5, "cpu", outlier=True)
+    changed = torch.nonzero(x).reshape(-1)
+    pos, _ = outlier_positions(300_000, 300, torch.Generator().manual_seed(5 ^ 0x5EED))
+    assert torch.equal(torch.sort(changed).values, pos)  # exactly the distinct positions drawn, each once
+
+
+def test_outputs_cross_through_runner_made_files_for_every_dtype():
+    """Round trip worker -> runner for each dtype, empty and 0-d tensors; the file is gone afterwards."""
+    import torch
+
+    from kernelgym.judge.protocol import tensor_header
+    from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, write_tensor
+
+    values = [torch.randn(3, 5), torch.randn(7).half(), torch.randn(4, 2).bfloat16(), torch.randn(6).double(),
+              torch.randint(-9, 9, (11,), dtype=torch.int64), torch.tensor([True, False, True]),
+              torch.randn(2, 3, dtype=torch.complex64), torch.empty(0, 4), torch.tensor(2.5),
+              torch.randn(4, 6).t()]  # non-contiguous
+    for value in values:
+        desc = tensor_header(value)
+        with OutputFile(__import__("pathlib").Path("/tmp"), expected_nbytes(desc)) as f:
+            path = f.path
+            assert write_tensor(str(path), value) == expected_nbytes(desc)
+            got = tensor_from_raw(desc, f.read())
+        assert not path.exists()
+        assert got.dtype == value.dtype and got.shape == value.shape and torch.equal(got, value)
+
+
+def test_a_worker_that_tampers_with_the_output_file_cannot_hurt_the_runner(tmp_path):
+    """Truncated: a clean ProtocolError (read through the descriptor, never mmap: no SIGBUS). Replaced by another
+    file or a symlink: the runner still reads the inode it made."""
+    import os
+
+    import pytest
+    import torch
+
+    from kernelgym.judge.protocol import ProtocolError
+    from kernelgym.judge.transfer import OutputFile, tensor_from_raw, write_tensor
+
+    desc = {"dtype": "float32", "shape": [1000]}
+    with OutputFile(tmp_path, 4000) as f:
+        write_tensor(str(f.path), torch.ones(1000))
+        os.truncate(f.path, 100)
+        with pytest.raises(ProtocolError):
+            f.read()
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"\x01" * 4000)
+    with OutputFile(tmp_path, 4000) as f:
+        os.unlink(f.path)
+        os.symlink(secret, f.path)
+        got = tensor_from_raw(desc, f.read())
+        assert torch.equal(got, torch.zeros(1000))  # the runner's own empty file, not the symlink's target
+        with pytest.raises(OSError):  # and the worker side refuses to write through a symlink
+            write_tensor(str(f.path), torch.ones(1000))
+    with pytest.raises(ProtocolError):
+        tensor_from_raw({"dtype": "float32", "shape": [3]}, torch.zeros(8, dtype=torch.uint8))
+    with pytest.raises(ProtocolError):
+        tensor_from_raw({"dtype": "object", "shape": [1]}, torch.zeros(8, dtype=torch.uint8))
+
+
+def test_chunked_comparison_matches_whole_tensor_comparison(monkeypatch):
+    """The verdict, error figures and worst position do not depend on the chunk size."""
+    import torch
+
+    from kernelgym.judge import correctness
+
+    g = torch.Generator().manual_seed(0)
+    ref = torch.randn(37, 29, generator=g)
+    close = ref + 1e-6
+    wrong = ref.clone()
+    wrong[30, 7] += 5.0
+    wrong[2, 3] += 1.0
+    nan_ref, nan_out = ref.clone(), ref.clone()
+    nan_ref[20, 1] = float("nan")
+    nan_out[20, 1] = float("nan")
+    nan_out[33, 2] = float("nan")
+    cases = [(ref, close, "allclose"), (ref, wrong, "allclose"), (nan_ref, nan_out, "allclose"),
+             (nan_ref, nan_ref.clone(), "allclose"), (ref, ref * 1.001, "statistical"),
+             (ref, ref * 3, "statistical"), (torch.randint(0, 5, (41,)), torch.randint(0, 5, (41,)), "allclose")]
+    whole = [correctness.compare_tensor(r, o, 1e-3, 1e-3, c) for r, o, c in cases]
+    monkeypatch.setattr(correctness, "CHUNK", 7)
+    chunked = [correctness.compare_tensor(r, o, 1e-3, 1e-3, c) for r, o, c in cases]
+    for a, b in zip(whole, chunked):
+        assert a.ok == b.ok and a.reason == b.reason and a.worst_index == b.worst_index
+        assert (a.max_abs_err is None) == (b.max_abs_err is None)
+        if a.max_abs_err is not None:
+            assert abs(a.max_abs_err - b.max_abs_err) < 1e-9
+    assert [w.ok for w in whole] == [True, False, False, True, True, False, whole[6].ok]
+    assert "2 of 1073" in whole[1].reason and "(30, 7)" in whole[1].reason
+    assert "first at [33, 2]" in whole[2].reason

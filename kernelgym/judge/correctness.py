@@ -50,12 +50,17 @@ def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck
     return None
 
 
+#: elements compared at once: float64 temporaries of one chunk stay near 0.5 GB whatever the output's size
+CHUNK = 1 << 26
+
+
 def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0) -> TrialCheck:
-    """Compare one output tensor (already on the same device) against the reference."""
+    """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
+    time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed)."""
     import torch
 
     ref_t = torch.as_tensor(ref)
-    out_t = torch.as_tensor(out).to(ref_t.device)
+    out_t = torch.as_tensor(out)
     if ref_t.shape != out_t.shape:
         return TrialCheck(False, f"output {index}: shape {tuple(out_t.shape)} != expected {tuple(ref_t.shape)}",
                           output=index)
@@ -63,48 +68,78 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         return TrialCheck(False, f"output {index}: dtype {out_t.dtype} != expected {ref_t.dtype}", output=index)
     if ref_t.is_complex():
         ref_t, out_t = torch.view_as_real(ref_t), torch.view_as_real(out_t)
-    r = ref_t.double() if ref_t.dtype != torch.float64 else ref_t
-    o = out_t.double() if out_t.dtype != torch.float64 else out_t
+    shape = ref_t.shape
+    ref_flat, out_flat = ref_t.reshape(-1), out_t.reshape(-1)
     if check == "statistical":
-        return _compare_statistics(r, o, atol, rtol, index)
-    if ref_t.is_floating_point() or ref_t.is_complex():
-        for name, fn in (("NaN", torch.isnan), ("+Inf", torch.isposinf), ("-Inf", torch.isneginf)):
-            rm, om = fn(r), fn(o)
-            if not torch.equal(rm, om):
-                where = torch.nonzero(rm != om)[0].tolist()
-                return TrialCheck(False, f"output {index}: {name} positions differ (first at {where}; reference "
-                                         f"{'has' if bool(rm[tuple(where)]) else 'has no'} {name} there)",
-                                  worst_index=where, output=index)
-        finite = torch.isfinite(r)
-        r = torch.where(finite, r, torch.zeros_like(r))
-        o = torch.where(finite, o, torch.zeros_like(o))
-    diff = (o - r).abs()
-    if diff.numel() == 0:
+        return _compare_statistics(ref_flat, out_flat, atol, rtol, index)
+    if ref_flat.numel() == 0:
         return TrialCheck(True, output=index, max_abs_err=0.0, max_rel_err=0.0)
-    excess = diff - (atol + rtol * r.abs())
-    worst = int(torch.argmax(excess).item())
-    worst_index = list(torch.unravel_index(torch.tensor(worst), diff.shape)) if diff.dim() else []
-    worst_index = [int(i) for i in worst_index]
-    max_abs = float(diff.max().item())
-    max_rel = float((diff / r.abs().clamp_min(1e-12)).max().item())
-    if float(excess.reshape(-1)[worst].item()) > 0:
-        n_bad = int((excess > 0).sum().item())
-        at = tuple(worst_index)
-        return TrialCheck(False, f"output {index}: {n_bad} of {diff.numel()} elements outside atol={atol:g} "
-                                 f"rtol={rtol:g}; worst at {at}: got {float(o.reshape(-1)[worst]):.6g}, expected "
-                                 f"{float(r.reshape(-1)[worst]):.6g}", max_abs, max_rel, worst_index, index)
+    floating = ref_t.is_floating_point()
+    n_bad, max_abs, max_rel = 0, 0.0, 0.0
+    worst, worst_excess, worst_got, worst_expected = 0, -float("inf"), 0.0, 0.0
+    for start in range(0, ref_flat.numel(), CHUNK):
+        r = ref_flat[start:start + CHUNK].to(torch.float64)
+        o = out_flat[start:start + CHUNK].to(device=r.device).to(torch.float64)
+        if floating:
+            for name, fn in (("NaN", torch.isnan), ("+Inf", torch.isposinf), ("-Inf", torch.isneginf)):
+                rm, om = fn(r), fn(o)
+                if not torch.equal(rm, om):
+                    first = start + int(torch.nonzero(rm != om)[0].item())
+                    where = _unravel(first, shape)
+                    return TrialCheck(False, f"output {index}: {name} positions differ (first at {where}; reference "
+                                             f"{'has' if bool(rm[first - start]) else 'has no'} {name} there)",
+                                      worst_index=where, output=index)
+            finite = torch.isfinite(r)
+            r = torch.where(finite, r, torch.zeros_like(r))
+            o = torch.where(finite, o, torch.zeros_like(o))
+        diff = (o - r).abs()
+        excess = diff - (atol + rtol * r.abs())
+        at = int(torch.argmax(excess).item())
+        n_bad += int((excess > 0).sum().item())
+        max_abs = max(max_abs, float(diff.max().item()))
+        max_rel = max(max_rel, float((diff / r.abs().clamp_min(1e-12)).max().item()))
+        if float(excess[at].item()) > worst_excess:
+            worst, worst_excess = start + at, float(excess[at].item())
+            worst_got, worst_expected = float(o[at].item()), float(r[at].item())
+    worst_index = _unravel(worst, shape)
+    if worst_excess > 0:
+        return TrialCheck(False, f"output {index}: {n_bad} of {ref_flat.numel()} elements outside atol={atol:g} "
+                                 f"rtol={rtol:g}; worst at {tuple(worst_index)}: got {worst_got:.6g}, expected "
+                                 f"{worst_expected:.6g}", max_abs, max_rel, worst_index, index)
     return TrialCheck(True, "", max_abs, max_rel, worst_index, index)
 
 
-def _compare_statistics(r, o, atol: float, rtol: float, index: int) -> TrialCheck:
-    rm, om = float(r.mean()), float(o.mean())
-    rs, os_ = float(r.std()) if r.numel() > 1 else 0.0, float(o.std()) if o.numel() > 1 else 0.0
+def _unravel(flat_index: int, shape) -> list[int]:
+    out = []
+    for size in reversed(list(shape)):
+        out.append(flat_index % size)
+        flat_index //= size
+    return out[::-1]
+
+
+def _compare_statistics(ref_flat, out_flat, atol: float, rtol: float, index: int) -> TrialCheck:
+    (rm, rs), (om, os_) = _mean_std(ref_flat), _mean_std(out_flat.to(ref_flat.device))
     scale = max(abs(rm), rs, 1e-12)
     tol = atol + rtol * scale
     if abs(rm - om) > tol or abs(rs - os_) > tol:
         return TrialCheck(False, f"output {index}: statistics differ: mean {om:.5g} vs {rm:.5g}, std {os_:.5g} vs "
                                  f"{rs:.5g} (tolerance {tol:.3g})", abs(rm - om), None, None, index)
     return TrialCheck(True, "", abs(rm - om), None, None, index)
+
+
+def _mean_std(flat) -> tuple[float, float]:
+    """Mean and sample standard deviation in float64, :data:`CHUNK` elements at a time (two passes)."""
+    import torch
+
+    n = flat.numel()
+    if n == 0:
+        return float("nan"), 0.0
+    total = sum(float(flat[s:s + CHUNK].to(torch.float64).sum()) for s in range(0, n, CHUNK))
+    mean = total / n
+    if n == 1:
+        return mean, 0.0
+    squares = sum(float(((flat[s:s + CHUNK].to(torch.float64) - mean) ** 2).sum()) for s in range(0, n, CHUNK))
+    return mean, (squares / (n - 1)) ** 0.5
 
 
 def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose") -> TrialCheck:

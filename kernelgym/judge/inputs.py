@@ -60,15 +60,26 @@ def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[A
     return inputs
 
 
+def outlier_positions(numel: int, count: int, gen):
+    """Up to ``count`` distinct flat positions below ``numel`` and a sign (+1./-1.) for each, drawn from ``gen``.
+
+    Distinct, because with a repeated index which of its values a GPU scatter keeps is undefined: the runner and
+    the worker would then build different inputs from the same seed.
+    """
+    import torch
+
+    idx = torch.unique(torch.randint(0, numel, (count,), generator=gen))
+    sign = torch.randint(0, 2, (idx.numel(),), generator=gen).to(torch.float32) * 2 - 1
+    return idx, sign
+
+
 def _inject_outliers(x, gen):
     import torch
 
     numel = x.numel()
     if numel == 0:
         return x
-    count = max(1, int(numel * OUTLIER_FRACTION))
-    idx = torch.randint(0, numel, (count,), generator=gen)
-    sign = torch.randint(0, 2, (count,), generator=gen).to(torch.float32) * 2 - 1
+    idx, sign = outlier_positions(numel, max(1, int(numel * OUTLIER_FRACTION)), gen)
     peak = float(x.detach().abs().max().float().item()) or 1.0
     magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(str(x.dtype).replace("torch.", ""), 1e4))
     out = x.detach().clone().reshape(-1)

@@ -203,7 +203,8 @@ class Judge:
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
         try:
-            session = Session(self, worker.proc, FrameReader(worker.read_fd), result, prof, task, request["init_seed"])
+            session = Session(self, worker.proc, FrameReader(worker.read_fd), result, prof, task, request["init_seed"],
+                              worker.scratch)
             session.judge_log = worker.log_path
             session.send_line(json.dumps(request))
             if mode == "build":

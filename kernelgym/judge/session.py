@@ -13,7 +13,8 @@ from kernelgym.judge import sandbox
 from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
 from kernelgym.judge.process import LOG_TAIL_CHARS, rss_bytes, tail
 from kernelgym.judge.profiles import EvalProfile
-from kernelgym.judge.protocol import Deadline, FrameReader, ProtocolError, tensor_from_bytes
+from kernelgym.judge.protocol import Deadline, FrameReader, ProtocolError
+from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw
 from kernelgym.judge.result import EvalResult
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, mismatch
@@ -23,13 +24,17 @@ if TYPE_CHECKING:
     from kernelgym.judge.runner import Judge
 
 
+#: slowest copy rate allowed for an output (worker writes, runner reads), used to extend the stage's deadline
+TRANSFER_BYTES_PER_S = 250e6
+
+
 class Session:
     """One conversation with one worker process: reads its frames with stage deadlines, answers, decides."""
 
     def __init__(self, judge: "Judge", proc: subprocess.Popen, reader: FrameReader, result: EvalResult,
-                 prof: EvalProfile, task: Task, init_seed: int):
+                 prof: EvalProfile, task: Task, init_seed: int, scratch: Path):
         self.judge, self.proc, self.reader, self.result, self.prof, self.task = judge, proc, reader, result, prof, task
-        self.init_seed = init_seed
+        self.init_seed, self.scratch = init_seed, scratch
         self._shared = None
         self.judge_log: Path | None = None
         self.stage_started = time.monotonic()
@@ -60,14 +65,6 @@ class Session:
                 raise self._died() from None
             except ProtocolError as exc:
                 raise Verdict("crashed", f"the worker sent a malformed message ({exc})") from None
-
-    def payload(self, header: dict) -> bytes:
-        try:
-            return self.reader.read_payload(header, self.deadline)
-        except Deadline:
-            raise Verdict("timeout", f"{self.stage_name} stage exceeded its limit while sending outputs") from None
-        except EOFError:
-            raise self._died() from None
 
     def _check_memory(self) -> None:
         rss = rss_bytes(self.proc.pid)
@@ -205,16 +202,25 @@ class Session:
             if bad is not None:
                 return bad
             if desc["kind"] == "tensor":
-                self.send_line("send")
-                frame = self.expect("tensor")
                 try:
-                    outs.append(tensor_from_bytes(desc, self.payload(frame)))
+                    outs.append(self._receive_tensor(desc))
                 except ProtocolError as exc:
                     return TrialCheck(False, f"output {i}: {exc}")
             else:
                 outs.append(desc.get("value"))
         atol = self.task.atol * (10.0 if trial["stage"] == "outlier" else 1.0)
         return compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check)
+
+    def _receive_tensor(self, desc: dict):
+        """One output through a file this side made (:mod:`kernelgym.judge.transfer`). The stage's deadline grows by
+        the time the copy may take at :data:`TRANSFER_BYTES_PER_S`: the size is the reference's, not the
+        candidate's choice."""
+        nbytes = expected_nbytes(desc)
+        with OutputFile(self.scratch, nbytes) as out:
+            self.deadline += nbytes / TRANSFER_BYTES_PER_S
+            self.send_line(f"send {out.path}")
+            self.expect("tensor")
+            return tensor_from_raw(desc, out.read())
 
     def check_profile(self, header: dict) -> None:
         """Reject a candidate whose own kernels did not do the work (see docs/SECURITY.md, class 6)."""

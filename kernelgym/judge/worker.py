@@ -8,7 +8,8 @@ passed as ``RESULT_FD``; what the candidate prints goes to a log file instead):
 1. ``compile``     — import the candidate file, build ``ModelNew`` under the shared init seed, one warm-up forward
                      (which JIT-compiles its Triton kernels). Import or Triton compilation errors → ``compile_error``.
 2. ``correctness`` — for each trial: fresh seeded inputs (outliers injected for outlier trials), a copy of them,
-                     the forward, a check that the inputs were not modified, the outputs sent to the runner. Memory
+                     the forward, a check that the inputs were not modified, the outputs copied into files the runner made
+                     (:mod:`kernelgym.judge.transfer`). Memory
                      freed between trials is overwritten with NaN first, so stale buffers cannot hold old answers.
 3. ``timing``      — only when the runner answers ``time`` after the trials: blocks of :class:`timing.CallTimer` calls
                      as the runner asks for them (it times the reference in between), with fresh
@@ -32,7 +33,8 @@ import torch  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge.inputs import as_tuple, build_model, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
-from kernelgym.judge.protocol import tensor_header, tensor_to_bytes, write_frame  # noqa: E402
+from kernelgym.judge.protocol import tensor_header, write_frame  # noqa: E402
+from kernelgym.judge.transfer import write_tensor  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
 
 try:  # nearly every candidate imports Triton: a worker started ahead has it loaded already
@@ -111,8 +113,8 @@ class Worker:
             self.launches.install()
 
     # -- channel -------------------------------------------------------------------------------------------
-    def send(self, header: dict, payload: bytes = b"") -> None:
-        write_frame(self.fd, header, payload)
+    def send(self, header: dict) -> None:
+        write_frame(self.fd, header)
 
     def error(self, status: str, exc: BaseException, where: str) -> None:
         tb = "".join(traceback.format_exception(_type(exc), exc, exc.__traceback__))
@@ -185,11 +187,15 @@ class Worker:
             sent = 0
             for out, desc in zip(outputs, descs):
                 if desc["kind"] == "tensor":
-                    if self._wait_for() != "send":
+                    command = self._wait_for().split(" ", 1)
+                    if len(command) != 2 or command[0] != "send":
                         return False
-                    payload = tensor_to_bytes(out)
-                    sent += len(payload)
-                    self.send({"event": "tensor"}, payload)
+                    try:
+                        sent += write_tensor(command[1], out)
+                    except BaseException as exc:  # noqa: BLE001
+                        self.error("runtime_error", exc, f"trial {trial['trial']}: sending an output")
+                        return False
+                    self.send({"event": "tensor"})
             self._last_output_bytes = sent
             del outputs, inputs, copies
             if self._wait_for() != "next":
