@@ -85,9 +85,15 @@ class JudgePool:
 
     def imap(self, items: Sequence[Item], backend: str = "triton",
              profile: str = "quick") -> Iterator[tuple[int, EvalResult]]:
-        """``(index, result)`` for each item, in completion order (input order with an ``evaluator``)."""
+        """``(index, result)`` for each item, in completion order (input order with an ``evaluator`` that offers only
+        ``evaluate_many`` or ``evaluate``)."""
         if self.evaluator is not None:
-            if hasattr(self.evaluator, "evaluate_many"):
+            if hasattr(self.evaluator, "submit"):  # e.g. RayEvalPool: futures, yielded as they complete
+                futures = {self.evaluator.submit(task, text, backend, profile): i
+                           for i, (task, text) in enumerate(items)}
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            elif hasattr(self.evaluator, "evaluate_many"):
                 yield from enumerate(self.evaluator.evaluate_many(list(items), backend=backend, profile=profile))
             else:
                 for i, (task, text) in enumerate(items):

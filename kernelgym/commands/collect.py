@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from kernelgym.commands import CliError
-from kernelgym.commands.options import add_judge_options, add_task_options, select_tasks
+from kernelgym.commands.options import add_judge_options, add_task_options, ray_evaluator, select_tasks
 
 DESCRIPTION = """Run a policy over a task set, K turns x N samples per task, one record per episode.
 
@@ -36,7 +36,7 @@ def register(sub) -> None:
     p.add_argument("--turns", type=int, default=1, help="K: attempts per episode")
     p.add_argument("--reward", default="speedup", help="reward name (speedup, correct, fast_p:1.5, shaped)")
     p.add_argument("--seed", type=int, default=0, help="episode s of a task is seeded seed + s")
-    add_judge_options(p, "episodes played at once (default 1)")
+    add_judge_options(p, "episodes played at once (default 1; with --ray the pool's concurrency)")
     p.add_argument("--resume", action="store_true", help="continue --out, skipping finished episodes")
     p.add_argument("--to-parquet", action="store_true", help="only convert --out to Parquet, collect nothing")
     p.add_argument("--no-parquet", action="store_true", help="do not write the Parquet file at the end")
@@ -91,10 +91,12 @@ def run(args: argparse.Namespace) -> int:
     if has is not None and not any(has(t.id) for t in tasks):
         raise CliError(f"the {args.policy} policy has no candidate for any selected task")
 
-    stats = collect(policy, tasks, out, samples=args.samples, max_turns=args.turns, backend=args.backend,
-                    profile=args.profile, reward=args.reward, device=args.device, seed=args.seed,
-                    resume=args.resume, jobs=args.jobs or 1, cache_dir=args.cache_dir,
-                    progress=not args.no_progress, parquet=not args.no_parquet)
+    with ray_evaluator(args) as pool:
+        jobs = args.jobs or (pool.concurrency if pool is not None else 1)
+        stats = collect(policy, tasks, out, samples=args.samples, max_turns=args.turns, backend=args.backend,
+                        profile=args.profile, reward=args.reward, device=args.device, seed=args.seed,
+                        resume=args.resume, jobs=jobs, evaluator=pool, cache_dir=args.cache_dir,
+                        progress=not args.no_progress, parquet=not args.no_parquet)
     print(stats.summary())
     if stats.skipped_tasks:
         print(f"skipped {len(stats.skipped_tasks)} task(s) the policy cannot answer")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from kernelgym.commands import CliError
-from kernelgym.commands.options import add_judge_options, add_task_options
+from kernelgym.commands.options import add_judge_options, add_task_options, ray_evaluator
 
 USAGE = """kernelgym eval DIR [--out OUTDIR] [options]
        kernelgym eval TASK_ID FILE [--json] [options]"""
@@ -76,10 +76,12 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     from kernelgym.tasks import load_tasks
 
     out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")
-    evaluation = evaluate_folder(root, load_tasks(args.tasks), out, backend=args.backend, profile=args.profile,
-                                 device=args.device, jobs=args.jobs, resume=args.resume,
-                                 ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,
-                                 cache_dir=args.cache_dir, progress=not args.no_progress)
+    tasks = load_tasks(args.tasks)
+    with ray_evaluator(args) as pool:
+        evaluation = evaluate_folder(root, tasks, out, backend=args.backend, profile=args.profile,
+                                     device=args.device, jobs=args.jobs, resume=args.resume,
+                                     ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,
+                                     cache_dir=args.cache_dir, evaluator=pool, progress=not args.no_progress)
     overall = evaluation.report["overall"]
     print(f"{overall['n']} files, {overall['tasks']} tasks: {overall['compiled']} compiled, "
           f"{overall['correct']} correct")

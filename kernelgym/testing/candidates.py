@@ -148,10 +148,10 @@ if self.calls > 9:
     W = sys.modules["__main__"].Worker
     if not getattr(W, "_forged", False):
         original = W.send
-        def send(me, header, payload=b""):
+        def send(me, header):
             if header.get("event") == "timing":
                 header = dict(header, times_ms=[t / 1000 for t in header["times_ms"]])
-            return original(me, header, payload)
+            return original(me, header)
         W.send = send
         W._forged = True
 return launch(x)'''), imports="import sys\nimport time", init="self.calls = 0"), "rejected", "judge's clock"),
