@@ -58,3 +58,62 @@ class NoLock:
     @contextlib.contextmanager
     def exclusive(self):
         yield
+
+
+class MemoryBudget:
+    """Admission by GPU memory: evaluations reserve their estimated need for their whole run, and wait while the
+    reservations would exceed ``capacity`` bytes. One evaluation alone is always admitted, however large, so a
+    task bigger than the budget runs by itself instead of never.
+    """
+
+    def __init__(self, capacity: int):
+        self.capacity = int(capacity)
+        self._cond = threading.Condition()
+        self.reserved = 0
+        self.holders = 0
+
+    @contextlib.contextmanager
+    def reserve(self, nbytes: int):
+        nbytes = max(0, min(int(nbytes), self.capacity))
+        with self._cond:
+            while self.holders and self.reserved + nbytes > self.capacity:
+                self._cond.wait()
+            self.reserved += nbytes
+            self.holders += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.reserved -= nbytes
+                self.holders -= 1
+                self._cond.notify_all()
+
+
+class NoBudget:
+    """Stand-in on the CPU: no admission control."""
+
+    capacity = None
+
+    @contextlib.contextmanager
+    def reserve(self, nbytes: int):
+        yield
+
+
+#: share of a GPU's memory that reservations may take (the rest: CUDA contexts, allocator slack, fragmentation)
+GPU_MEMORY_SHARE = 0.8
+_PER_DEVICE: dict[str, tuple[SharedExclusiveLock, MemoryBudget]] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def for_device(device: str) -> tuple[SharedExclusiveLock, MemoryBudget]:
+    """The process-wide timing lock and memory budget of one GPU: every Judge of this process on ``device`` shares
+    them, so evaluations in threads (JudgePool, collect, a Ray actor) never time at once or overfill the GPU."""
+    import torch
+
+    index = torch.device(device).index or 0
+    key = f"cuda:{index}"
+    with _REGISTRY_LOCK:
+        if key not in _PER_DEVICE:
+            total = torch.cuda.get_device_properties(index).total_memory
+            _PER_DEVICE[key] = (SharedExclusiveLock(), MemoryBudget(int(total * GPU_MEMORY_SHARE)))
+        return _PER_DEVICE[key]

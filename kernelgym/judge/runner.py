@@ -21,16 +21,18 @@ the caller. The conversation with the worker lives in :mod:`kernelgym.judge.sess
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import secrets
+import threading
 import time
 import weakref
 from pathlib import Path
 from typing import Any
 
-from kernelgym.distributed.locks import NoLock
+from kernelgym.distributed import locks
 from kernelgym.judge import guards
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
@@ -52,6 +54,11 @@ def default_device() -> str:
     import torch
 
     return "cuda:0" if torch.cuda.is_available() else "cpu"
+
+
+#: torch.compile (dynamo) is not thread-safe: judges in threads of one process compile and run compiled
+#: references one at a time
+COMPILE_LOCK = threading.RLock()
 
 
 def worker_env(scratch: Path, on_cpu: bool) -> dict[str, str]:
@@ -83,7 +90,10 @@ class Judge:
         sandbox_namespaces: run workers in their own PID/network/mount namespaces where the OS allows it.
         gpu_lock: a :class:`~kernelgym.distributed.locks.SharedExclusiveLock` shared by judges that evaluate
             concurrently on one GPU: compile and correctness hold it shared, timing (candidate and baselines)
-            exclusively, so timing always has the GPU to itself.
+            exclusively, so timing always has the GPU to itself. Default on a GPU: the process-wide lock of that
+            device (:func:`~kernelgym.distributed.locks.for_device`), so judges in threads of one process
+            coordinate without being told; each evaluation also reserves its estimated GPU memory
+            (:meth:`memory_need`) from that device's budget for its whole run.
         prestart_workers: keep one fresh worker started one evaluation ahead, so a worker's start-up (interpreter,
             torch and Triton imports) is off the critical path; isolation is unchanged (:mod:`.launch`). The spare
             lives until :meth:`close` or garbage collection.
@@ -98,7 +108,10 @@ class Judge:
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
         self.use_sandbox = sandbox_namespaces
-        self.gpu_lock = gpu_lock if gpu_lock is not None else NoLock()
+        device_lock, self.gpu_memory = (locks.NoLock(), locks.NoBudget()) if self.on_cpu \
+            else locks.for_device(self.device)
+        self.gpu_lock = gpu_lock if gpu_lock is not None else device_lock
+        self._memory_needs: dict[str, int] = {}
         self._sandboxed = False
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self.baselines = BaselineCache(self.cache_dir / "baselines.json")
@@ -129,8 +142,27 @@ class Judge:
             result.message = self._ok_message(result)
         except Verdict as verdict:
             result.status, result.message = verdict.status, verdict.message
+        except Exception as exc:  # noqa: BLE001 - a fault of the judge itself must not end the caller's run
+            result.status = "crashed"
+            result.message = f"internal judge error (not the candidate's fault): {type(exc).__name__}: {exc}"[:500]
+            result.add_flag("judge_error", result.message)
         result.durations["total"] = round(time.monotonic() - started, 3)
         return result
+
+    def memory_need(self, task: Task) -> int:
+        """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
+        times the eager footprint bound of :func:`kernelgym.lint.footprint_bound` (inputs and their copy, outputs,
+        the reference's own run), plus 1 GiB. Cached per task; half the budget when the bound cannot be had."""
+        key = f"{task.id}:{task.digest}"
+        if key not in self._memory_needs:
+            try:
+                from kernelgym.lint import footprint_bound
+
+                self._memory_needs[key] = 3 * footprint_bound(task)[0] + (1 << 30)
+            except Exception:  # noqa: BLE001
+                capacity = self.gpu_memory.capacity or 0
+                self._memory_needs[key] = capacity // 2
+        return self._memory_needs[key]
 
     # -- stages on the trusted side -----------------------------------------------------------------------
     def _stage_format(self, result: EvalResult, text: str) -> str:
@@ -281,7 +313,13 @@ class Judge:
             return self._store_summary(task, kind, {"median_ms": None, "error": timer_model})
         module, model = timer_model
         cfg = prof.cpu_timing if self.on_cpu else prof.timing
-        times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
+        try:
+            with COMPILE_LOCK if kind == "compile" else contextlib.nullcontext():  # a call may recompile
+                times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
+        except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing on a later call: no baseline
+            if kind != "compile":
+                raise
+            return {"median_ms": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
         return self.store_baseline(task, times, kind)
 
     def cached_baseline(self, task: Task, kind: str = "eager") -> dict | None:
@@ -327,9 +365,10 @@ class Judge:
 
             module, model = self.reference(task, 0)
             try:
-                compiled = torch.compile(model)
-                with torch.no_grad():
-                    compiled(*make_inputs(module, 99, self.device))
+                with COMPILE_LOCK:
+                    compiled = torch.compile(model)
+                    with torch.no_grad():
+                        compiled(*make_inputs(module, 99, self.device))
                 cache.clear()
                 cache[key] = compiled
             except Exception as exc:  # noqa: BLE001
