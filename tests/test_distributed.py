@@ -130,3 +130,28 @@ def test_shared_exclusive_lock_excludes_sharers_while_exclusive():
             inside += 1
         else:
             inside -= 1
+
+
+def test_memory_budget_admits_what_fits_and_a_lone_oversized_evaluation():
+    import threading
+
+    from kernelgym.distributed.locks import MemoryBudget
+
+    budget = MemoryBudget(10)
+    peak, lock = [0, 0], threading.Lock()
+
+    def run(nbytes):
+        with budget.reserve(nbytes):
+            with lock:
+                peak[0] = max(peak[0], budget.reserved)
+                peak[1] = max(peak[1], budget.holders)
+            time.sleep(0.05)
+
+    threads = [threading.Thread(target=run, args=(4,)) for _ in range(6)] + [threading.Thread(target=run, args=(99,))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads)  # the oversized one ran too (alone, capped at the capacity)
+    assert peak[0] <= 10 and peak[1] == 2  # never more than fits; two 4-byte evaluations at once
+    assert budget.reserved == 0 and budget.holders == 0

@@ -162,6 +162,9 @@ def test_eval_single_file_form_still_works(tmp_path, capsys):
     (["eval", "/no/such/folder"], "cannot read folder"),
     (["eval", str(DATA)], "no candidate file"),
     (["tasks", "show", "L9/missing"], "unknown task id"),
+    (["eval", str(SOLUTIONS.parent), "--ray", "127.0.0.1:1"], "cannot reach Ray cluster '127.0.0.1:1'"),
+    (["collect", "--out", "/tmp/kg-never.jsonl", "--task", "L1/15_relu", "--ray", "127.0.0.1:1"],
+     "cannot reach Ray cluster"),
 ])
 def test_user_errors_are_one_line_and_exit_2(capsys, args, message):
     assert cli.main(args) == 2

@@ -86,3 +86,20 @@ def test_result_round_trips_through_json(judge, relu_task):
     assert again.to_dict() == result.to_dict()
     assert result.status == "incorrect" and result.trials and not result.trials[-1]["ok"]
     assert result.trials[-1]["worst_index"] is not None
+
+
+def test_a_fault_of_the_judge_is_a_crashed_result_never_an_exception(tmp_path):
+    """A reference that fails in the runner (a broken task) must not raise out of evaluate(): the caller's
+    collection or training run goes on, and the result says whose fault it was."""
+    from kernelgym.tasks import load_tasks
+
+    source = (DATA / "tasks" / "level1" / "1_scaled_relu.py").read_text()
+    broken = source.replace("return torch.relu(x) * 2 + 1", "raise RuntimeError('reference is broken')")
+    assert broken != source
+    (tmp_path / "level1").mkdir()
+    (tmp_path / "level1" / "1_scaled_relu.py").write_text(broken)
+    task = load_tasks(tmp_path).get("L1/1_scaled_relu")
+    result = Judge(device="cpu", cache_dir=tmp_path / "cache").evaluate(task, GOOD, profile="quick")
+    assert result.status == "crashed" and "internal judge error" in result.message
+    assert "reference is broken" in result.message
+    assert any(f["name"] == "judge_error" for f in result.flags)
