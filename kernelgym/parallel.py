@@ -2,8 +2,9 @@
 
 A :class:`~kernelgym.judge.runner.Judge` evaluates one candidate at a time (each evaluation is a worker process
 the thread waits on), so concurrency comes from several Judges on several threads. Given an ``evaluator``
-instead, :class:`JudgePool` uses its ``evaluate_many`` when it has one (e.g. the Ray pool of
-:mod:`kernelgym.distributed`), else calls its ``evaluate`` one candidate after the other.
+instead, :class:`JudgePool` uses its ``submit`` (futures, yielded as they complete) when it has one (e.g. the Ray
+pool of :mod:`kernelgym.distributed`), else its ``evaluate_many``, else calls its ``evaluate`` one candidate after
+the other.
 
 ``evaluate_many`` contract assumed of an evaluator: ``evaluate_many(items, backend=..., profile=...)`` with
 ``items`` a sequence of ``(Task, text)`` pairs, returning the EvalResults in the same order.

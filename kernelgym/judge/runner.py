@@ -152,7 +152,10 @@ class Judge:
     def memory_need(self, task: Task) -> int:
         """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
         times the eager footprint bound of :func:`kernelgym.lint.footprint_bound` (inputs and their copy, outputs,
-        the reference's own run), plus 1 GiB. Cached per task; half the budget when the bound cannot be had."""
+        the reference's own run), plus 1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on
+        the CPU, where no budget applies."""
+        if self.on_cpu:
+            return 0
         key = f"{task.id}:{task.digest}"
         if key not in self._memory_needs:
             try:

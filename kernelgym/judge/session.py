@@ -36,7 +36,6 @@ class Session:
         self.judge, self.proc, self.reader, self.result, self.prof, self.task = judge, proc, reader, result, prof, task
         self.init_seed, self.scratch = init_seed, scratch
         self._shared = None
-        self._memory = None
         self.judge_log: Path | None = None
         self.stage_started = time.monotonic()
         self.deadline = self.stage_started + prof.startup_timeout_s + prof.compile_timeout_s
@@ -115,38 +114,35 @@ class Session:
     def run(self, trials: list[dict], recheck: list[dict]) -> None:
         try:
             self.expect("ready")  # the worker has imported torch; GPU work starts only when allowed
-            self._memory = self.judge.gpu_memory.reserve(self.judge.memory_need(self.task)) \
-                if not self.judge.on_cpu else None
-            if self._memory is not None:
-                self._memory.__enter__()
+            with self.judge.gpu_memory.reserve(self.judge.memory_need(self.task)):
                 self.deadline = time.monotonic() + self.prof.startup_timeout_s  # waiting for room is not startup
-            self._shared = self.judge.gpu_lock.shared()
-            self._shared.__enter__()
-            self.send_line("go")
-            self.expect_stage("compile")
-            self.expect_stage("correctness")
-            self.check_trials(trials)
-            self.check_profile(self.expect("profile"))
-            if self.prof.compile_baseline and not self.judge.on_cpu:
-                self.judge.compiled_reference(self.task)  # torch.compile's own compilation, outside the exclusive lock
-            self._release_shared()
-            with self.judge.gpu_lock.exclusive():  # the GPU to itself while timing (see kernelgym.distributed)
-                self.deadline = time.monotonic() + self.prof.timing_timeout_s  # waiting for the GPU is not the
-                self.send_line("time")                                         # candidate's time
-                self.expect("timing_ready")
-                times, baseline = self.time_against_reference()
-                self.send_line("end")
-                self.check_integrity(self.expect("timing_done"))
-                self.record_timing(times, baseline)
-                if recheck:
-                    self.check_trials(recheck)
-                self.expect("done")
+                self._run_stages(trials, recheck)
         finally:
             self._release_shared()
-            if self._memory is not None:
-                self._memory.__exit__(None, None, None)
-                self._memory = None
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
+
+    def _run_stages(self, trials: list[dict], recheck: list[dict]) -> None:
+        self._shared = self.judge.gpu_lock.shared()
+        self._shared.__enter__()
+        self.send_line("go")
+        self.expect_stage("compile")
+        self.expect_stage("correctness")
+        self.check_trials(trials)
+        self.check_profile(self.expect("profile"))
+        if self.prof.compile_baseline and not self.judge.on_cpu:
+            self.judge.compiled_reference(self.task)  # torch.compile's own compilation, outside the exclusive lock
+        self._release_shared()
+        with self.judge.gpu_lock.exclusive():  # the GPU to itself while timing (see kernelgym.distributed)
+            self.deadline = time.monotonic() + self.prof.timing_timeout_s  # waiting for the GPU is not the
+            self.send_line("time")                                         # candidate's time
+            self.expect("timing_ready")
+            times, baseline = self.time_against_reference()
+            self.send_line("end")
+            self.check_integrity(self.expect("timing_done"))
+            self.record_timing(times, baseline)
+            if recheck:
+                self.check_trials(recheck)
+            self.expect("done")
 
     def run_build(self) -> None:
         """Build-only session: the worker imports the candidate (building it) and stops."""
