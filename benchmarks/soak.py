@@ -67,8 +67,8 @@ def main() -> int:
     judges = {"guarded": Judge(**common), "runtime": Judge(static_checks=False, **common)}
     judges["guarded"].evaluate(task, GOOD, profile=profile)  # warm caches (baseline) before measuring memory
     for judge in judges.values():
-        judge._references.clear()
-        judge._compiled.clear()
+        judge.reference._references.clear()
+        judge.reference._compiled.clear()
     mem_before = device_used_mb(device)
     plan = [("good", ("guarded", GOOD, ("ok",), ""))] + [(n, c) for n, c in EXPLOITS.items()]
     wrong, counts = [], collections.Counter()
@@ -84,8 +84,8 @@ def main() -> int:
         if step % 25 == 0:
             print(f"step {step} ({time.monotonic() - started:.0f} s) {dict(counts)}", flush=True)
     for judge in judges.values():
-        judge._references.clear()
-        judge._compiled.clear()
+        judge.reference._references.clear()
+        judge.reference._compiled.clear()
         judge.close()  # stops a spare worker (--prestart); every other worker is already gone
     mem_after = device_used_mb(device)
     report = {"device": device, "steps": args.steps, "wrong_verdicts": len(wrong), "wrong": wrong,

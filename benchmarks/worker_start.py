@@ -1,7 +1,9 @@
-"""Worker start-up off the critical path: the same candidates through one Judge, without and with a worker
-started one evaluation ahead (``prestart_workers``, kernelgym/judge/launch.py).
+"""Worker start-up off the critical path, and the cost of the sandbox: the same candidates through one Judge per
+mode: ``plain`` (sandboxed, started on demand), ``prestart`` (sandboxed, one worker started one evaluation ahead,
+kernelgym/judge/launch.py) and ``unsafe`` (no sandbox, on demand; every result flagged ``unsandboxed``).
 
-    python benchmarks/worker_start.py [--n 24] [--device cpu|cuda:0] [--profile quick] [--json out.json]
+    python benchmarks/worker_start.py [--n 24] [--device cpu|cuda:0] [--profile quick] [--modes plain,prestart,unsafe]
+                                      [--json out.json]
 
 The candidates cycle through an honest kernel, a wrong one and one that fails to compile at its first launch, on
 the scaled-relu test task, evaluated back to back as an RL loop or the Ray pool does. Prints, for each mode, the
@@ -42,6 +44,7 @@ def main() -> int:
     ap.add_argument("--profile", default="quick")
     ap.add_argument("--cache-dir", default="/tmp/kg-worker-start")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--modes", default="plain,prestart,unsafe")
     args = ap.parse_args()
 
     from kernelgym.judge.runner import Judge
@@ -52,19 +55,25 @@ def main() -> int:
     kinds = [GOOD, candidate(expr="x"), candidate(expr="tl.maximum(x, 0.0) * undefined_name_kg")]
     texts = [kinds[i % len(kinds)] for i in range(args.n)]
     report = {}
-    for prestart in (False, True):
-        judge = Judge(device=args.device, cache_dir=args.cache_dir, prestart_workers=prestart)
+    settings = {"plain": {}, "prestart": {"prestart_workers": True}, "unsafe": {"sandbox": "unsafe"}}
+    for mode in args.modes.split(","):
+        judge = Judge(device=args.device, cache_dir=args.cache_dir, **settings[mode])
         try:
-            report["prestart" if prestart else "plain"] = figures = run(judge, task, texts, args.profile)
+            report[mode] = figures = run(judge, task, texts, args.profile)
         finally:
             judge.close()
-        print(f"{'prestart' if prestart else 'plain':>8} on {judge.device}: {json.dumps(figures)}", flush=True)
-    plain, ahead = report["plain"], report["prestart"]
-    report["speedup"] = round(plain["wall_s"] / ahead["wall_s"], 3)
-    print(f"prestart / plain throughput: {report['speedup']}x", flush=True)
+        print(f"{mode:>8} on {judge.device}: {json.dumps(figures)}", flush=True)
+    if "plain" in report and "prestart" in report:
+        report["speedup"] = round(report["plain"]["wall_s"] / report["prestart"]["wall_s"], 3)
+        print(f"prestart / plain throughput: {report['speedup']}x", flush=True)
+    if "plain" in report and "unsafe" in report:
+        report["sandbox_cost_s"] = {k: round(report["plain"][k] - report["unsafe"][k], 3)
+                                    for k in ("median_startup_s", "median_total_s")}
+        print(f"sandbox cost per evaluation (plain - unsafe): {json.dumps(report['sandbox_cost_s'])}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
-    return 0 if plain["statuses"] == ahead["statuses"] else 1
+    statuses = {json.dumps(report[m]["statuses"], sort_keys=True) for m in args.modes.split(",")}
+    return 0 if len(statuses) == 1 else 1
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from kernelgym._version import __version__  # noqa: E402
 
 from kernelgym.judge import EvalResult, evaluate  # noqa: E402
 from kernelgym.tasks import CATEGORIES, Task, TaskError, TaskSet, load_tasks  # noqa: E402

@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from kernelgym.judge.footprint import footprint_bound  # noqa: F401  (re-exported: part of the linter's API)
 from kernelgym.tasks import Task, TaskError
 
 RUNTIME_BAND_MS = (1.0, 50.0)
@@ -147,40 +148,6 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
                    else "")
     else:
         _lint_gpu_speed(task, module, m1, device, flops, nbytes, report)
-
-
-def footprint_bound(task: Task) -> tuple[int, bool]:
-    """Bytes of the inputs, parameters and all operator outputs of one forward at the default shapes (traced on
-    the meta device), and whether the forward could be traced (else: inputs and parameters only)."""
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
-
-    from kernelgym.judge.inputs import build_model, make_inputs
-
-    def nbytes(values) -> int:
-        return sum(v.numel() * v.element_size() for v in values if torch.is_tensor(v))
-
-    class CountOutputs(TorchDispatchMode):
-        total = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            self.total += nbytes(tree_flatten(out)[0])
-            return out
-
-    module = task.load_module(small=False)
-    model = build_model(module, module.Model, 0, "meta", task.dtype)
-    inputs = make_inputs(module, 0, "meta")
-    state = list(model.parameters()) + list(model.buffers()) if isinstance(model, torch.nn.Module) else []
-    base = nbytes(inputs) + nbytes(state)
-    counter = CountOutputs()
-    try:
-        with torch.no_grad(), counter:
-            model(*inputs)
-    except (NotImplementedError, RuntimeError):
-        return base, False
-    return base + counter.total, True
 
 
 def _lint_memory(task: Task, report: LintReport) -> None:

@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from kernelgym.judge.sandbox import namespaces_available
+from kernelgym.judge import sandbox
 from conftest import DATA, GOOD, candidate, worker_processes
 
 
-needs_namespaces = pytest.mark.skipif(not namespaces_available(), reason="spares are kept only in sandbox namespaces")
+needs_namespaces = pytest.mark.skipif(sandbox.probe() is not None, reason="spares are kept only in the sandbox")
 
 
 @pytest.fixture
@@ -104,10 +104,10 @@ def test_env_close_stops_the_spare(relu_task):
     assert wait_until_gone() == []
 
 
-def test_no_spare_is_kept_without_sandbox_namespaces(tmp_path, relu_task):
+def test_no_spare_is_kept_without_the_sandbox(tmp_path, relu_task):
     from kernelgym.judge.runner import Judge
 
-    judge = Judge(device="cpu", cache_dir=tmp_path, prestart_workers=True, sandbox_namespaces=False)
+    judge = Judge(device="cpu", cache_dir=tmp_path, prestart_workers=True, sandbox="unsafe")
     assert judge.evaluate(relu_task, GOOD).status == "ok"
     assert judge.idle_worker_pids() == [] and worker_processes() == []
 

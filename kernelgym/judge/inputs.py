@@ -3,13 +3,17 @@
 The runner (reference) and the worker (candidate) call these same functions with the same seeds, so both see
 bit-identical parameters and inputs without ever sharing memory.
 
-Seeding goes through torch's process-wide generator, so every seeded region holds :data:`SEEDED`: two judges in
-threads of one process (a Ray actor runs several) would otherwise interleave their draws and build inputs that
-differ from the worker's.
+Seeding goes through torch's process-wide generator (the tasks' ``get_inputs`` draw from it), so every seeded
+region holds :data:`SEEDED`: two judges in threads of one process (a Ray actor runs several) would otherwise
+interleave their draws and build inputs that differ from the worker's. When the inputs are drawn the generator is
+reseeded from the operating system (:func:`scramble_global_rng`), so the code that runs next cannot recover the
+seed, or predict anything, from the generator's state. The seeds themselves are drawn independently by the runner
+(:func:`secret_seed`) and revealed to the worker one call at a time, so none follows from another.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -21,6 +25,23 @@ SEEDED = threading.RLock()
 OUTLIER_FRACTION = 1e-3
 OUTLIER_SCALE = 10.0
 OUTLIER_CAP = {"float32": 1e4, "float64": 1e4, "float16": 1e3, "bfloat16": 1e3}
+
+
+def secret_seed() -> int:
+    """A fresh seed from the operating system's generator (62 bits)."""
+    return int.from_bytes(os.urandom(8), "little") >> 2
+
+
+def scramble_global_rng() -> None:
+    """Reseed torch's global generator unpredictably (its state no longer says which seed drew the inputs)."""
+    import torch
+
+    torch.manual_seed(secret_seed())
+
+
+def call_seed(block_seed: int, index: int) -> int:
+    """The input seed of call ``index`` of a timed block whose seed is ``block_seed``."""
+    return (block_seed * 1_000_003 + index) % (2**62)
 
 
 def torch_dtype(name: str):
@@ -39,6 +60,7 @@ def build_model(module, cls, init_seed: int, device: str, dtype: str):
             init_inputs = module.get_init_inputs()
             torch.manual_seed(init_seed)
             model = cls(*init_inputs)
+        scramble_global_rng()
     if isinstance(model, torch.nn.Module):
         model = model.to(device)
         if dtype in ("float16", "bfloat16"):
@@ -54,6 +76,7 @@ def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[A
     with SEEDED, torch.device(device):
         torch.manual_seed(seed)
         inputs = list(module.get_inputs())
+        scramble_global_rng()
     if outlier:
         gen = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
         inputs = [_inject_outliers(x, gen) if torch.is_tensor(x) and x.is_floating_point() else x for x in inputs]

@@ -10,9 +10,16 @@ changes nothing about isolation; it only moves the start-up off the critical pat
 is discarded and a worker started on the spot; a spare whose judge process dies reads end-of-file on its stdin and
 exits.
 
-Spares are kept only where the workers run in their own namespaces. Without them, the spare for the next
-candidate would run beside the current one as the same user, in the same PID namespace, and a candidate that got
-past the static guards could tamper with it; there the launcher starts every worker on demand instead.
+Spares are kept only where the workers run in the sandbox (:mod:`kernelgym.judge.sandbox`). Without it, the spare
+for the next candidate would run beside the current one as the same user, in the same PID namespace, and a
+candidate that got past the static guards could tamper with it; there the launcher starts every worker on demand
+instead. A worker that needs a writable path of its own (the build folder of a CUDA candidate's source) is always
+started on demand, with that path bound: a spare's view of the file system is fixed when it starts.
+
+Each worker gets two folders the runner made and the worker may write: its scratch folder (its working directory,
+``HOME`` and ``TMPDIR``) and a transfer folder in ``/dev/shm`` for output tensors (:mod:`kernelgym.judge.transfer`).
+The runner keeps its own descriptor of the worker's log file, so whatever the worker does to the path (a FIFO, a
+symlink) cannot change what the runner reads or make it block.
 
 Settings that depend on the candidate (its build directory, the CUDA arch list) are not in the process
 environment at start; they travel in the request and the worker applies them before it loads anything
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +39,10 @@ from pathlib import Path
 from typing import Callable
 
 from kernelgym.judge import sandbox
-from kernelgym.judge.process import kill_group
+from kernelgym.judge.process import LOG_TAIL_CHARS, kill_group, tail_fd
+
+SHM = Path("/dev/shm")
+BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
 
 
 @dataclass
@@ -41,7 +52,8 @@ class StartedWorker:
     proc: subprocess.Popen
     read_fd: int
     scratch: Path
-    log_path: Path
+    xfer: Path
+    log_fd: int
     sandboxed: bool
     killed: bool = False
 
@@ -59,10 +71,27 @@ class StartedWorker:
         except OSError:
             pass
 
+    def freeze(self, frozen: bool) -> None:
+        """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the worker: no process can leave its group,
+        the sandbox's seccomp filter refuses ``setsid``/``setpgid``."""
+        if not self.killed:
+            try:
+                os.killpg(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def log_tail(self, chars: int = LOG_TAIL_CHARS) -> str:
+        """The end of what the worker printed, read through the runner's own descriptor."""
+        return tail_fd(self.log_fd, chars)
+
     def discard(self) -> None:
-        """:meth:`kill`, then delete the scratch directory."""
+        """:meth:`kill`, then delete the scratch and transfer folders and close the log."""
         self.kill()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.xfer, ignore_errors=True)
+        if self.log_fd >= 0:
+            os.close(self.log_fd)
+            self.log_fd = -1
 
 
 class WorkerLauncher:
@@ -70,22 +99,27 @@ class WorkerLauncher:
 
     Args:
         env_for: the process environment for a worker whose scratch directory is the argument.
-        use_sandbox: start workers inside PID/network/mount namespaces where the OS allows it.
+        sandbox_mode: ``"bwrap"`` (the sandbox; :class:`~kernelgym.judge.sandbox.SandboxUnavailable` here when it
+            cannot run) or ``"unsafe"`` (plain child processes).
         prestart: keep one spare worker started ahead when workers are sandboxed (see the module docstring).
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
     :meth:`close` kills the spare. Not thread-safe, like the judge that owns it.
     """
 
-    def __init__(self, env_for: Callable[[Path], dict[str, str]], use_sandbox: bool = True, prestart: bool = False):
+    def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap", prestart: bool = False):
+        sandbox.require(sandbox_mode)
         self.env_for = env_for
-        self.use_sandbox = use_sandbox
-        self.prestart = bool(prestart and use_sandbox and sandbox.namespaces_available())
+        self.sandboxed = sandbox_mode == "bwrap"
+        self.prestart = bool(prestart and self.sandboxed)
         self._spare: StartedWorker | None = None
         self.stats = {"started": 0, "spares_used": 0, "spares_dead": 0}
 
-    def take(self) -> StartedWorker:
-        """A fresh worker that has run nothing yet; starts the next spare when prestarting."""
+    def take(self, writable: list[Path] | None = None) -> StartedWorker:
+        """A fresh worker that has run nothing yet, which may also write ``writable`` (then never a spare); starts
+        the next spare when prestarting."""
+        if writable:
+            return self.start(writable)
         worker, self._spare = self._spare, None
         if worker is not None and not worker.alive():
             self.stats["spares_dead"] += 1
@@ -99,25 +133,33 @@ class WorkerLauncher:
             self._spare = self.start()
         return worker
 
-    def start(self) -> StartedWorker:
+    def start(self, writable: list[Path] | None = None) -> StartedWorker:
         scratch = Path(tempfile.mkdtemp(prefix="kernelgym-run-"))
+        xfer = Path(tempfile.mkdtemp(prefix="kernelgym-xfer-", dir=SHM if SHM.is_dir() else None))
         read_fd, write_fd = os.pipe()
-        log_path = scratch / "log.txt"
+        log_fd = os.open(scratch / "log.txt", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        seccomp_fd = -1
         try:
-            argv, sandboxed = sandbox.wrap([sys.executable, "-m", "kernelgym.judge.worker", str(write_fd)],
-                                           self.use_sandbox)
-            with open(log_path, "wb") as log:
-                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                        pass_fds=(write_fd,), cwd=scratch, env=self.env_for(scratch),
-                                        start_new_session=True)
+            argv = [sys.executable, BOOTSTRAP, str(write_fd)]
+            pass_fds = [write_fd]
+            if self.sandboxed:
+                seccomp_fd = sandbox.seccomp_fd()
+                argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd)
+                pass_fds.append(seccomp_fd)
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log_fd, stderr=subprocess.STDOUT,
+                                    pass_fds=pass_fds, cwd=scratch, env=self.env_for(scratch), start_new_session=True)
         except BaseException:
-            os.close(read_fd)
+            for fd in (read_fd, log_fd):
+                os.close(fd)
             shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(xfer, ignore_errors=True)
             raise
         finally:
             os.close(write_fd)
+            if seccomp_fd >= 0:
+                os.close(seccomp_fd)
         self.stats["started"] += 1
-        return StartedWorker(proc, read_fd, scratch, log_path, sandboxed)
+        return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed)
 
     def idle_pids(self) -> list[int]:
         """Process-group ids of the idle spare (it has run no candidate code), for leftover accounting."""

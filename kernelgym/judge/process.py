@@ -1,4 +1,7 @@
-"""Worker process plumbing for the runner: log tails, memory readings, and killing a worker's whole group."""
+"""Worker process plumbing for the runner: log tails, memory readings, and killing a worker's whole group.
+
+Every read here is of something the worker cannot block or redirect: the log through the runner's own descriptor
+(:func:`tail_fd`), and ``/proc`` of the runner's own PID namespace."""
 
 from __future__ import annotations
 
@@ -6,20 +9,22 @@ import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 LOG_TAIL_CHARS = 3000
 
 
-def tail(path: Path, chars: int = LOG_TAIL_CHARS) -> str:
+def tail_fd(fd: int, chars: int = LOG_TAIL_CHARS) -> str:
+    """The last ``chars`` bytes of the file open as ``fd`` (read with ``pread``; no path is followed)."""
     try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - chars))
-            return f.read().decode(errors="replace")
+        size = os.fstat(fd).st_size
+        return os.pread(fd, chars, max(0, size - chars)).decode(errors="replace")
     except OSError:
         return ""
+
+
+def group_rss_bytes(pgid: int) -> int:
+    """Resident memory of every process of the worker's group together."""
+    return sum(rss_bytes(pid) or 0 for pid in group_members(pgid))
 
 
 def rss_bytes(pid: int) -> int | None:

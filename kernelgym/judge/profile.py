@@ -79,15 +79,16 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
             "aten_compute_ops": sorted(aten)}
 
 
-def profile_forward(model, inputs, device: str, names: list[str]) -> dict:
-    """Profile one forward call and summarise it with :func:`coverage_from_events`."""
+def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict, object]:
+    """Profile one forward call; its summary (:func:`coverage_from_events`) and its output, which the judge
+    compares like any trial's (a candidate that behaves differently under the profiler gains nothing)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.startswith("cuda") else [])
     with profile(activities=activities) as prof:
         with torch.no_grad():
-            model(*inputs)
+            output = model(*inputs)
         if device.startswith("cuda"):
             torch.cuda.synchronize()
     rows = []
@@ -95,7 +96,7 @@ def profile_forward(model, inputs, device: str, names: list[str]) -> dict:
         is_kernel = str(getattr(e, "device_type", "")).endswith("CUDA")
         dev_us = float(e.time_range.elapsed_us()) if is_kernel else 0.0
         rows.append((e.name, is_kernel, dev_us))
-    return coverage_from_events(rows, names, strict_aten=not device.startswith("cuda"))
+    return coverage_from_events(rows, names, strict_aten=not device.startswith("cuda")), output
 
 
 class LaunchCounter:

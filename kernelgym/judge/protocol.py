@@ -1,8 +1,13 @@
-"""Wire format between the trusted runner and the untrusted worker.
+"""The protocol between the trusted runner and the untrusted worker: the stage table, the messages, the wire format.
+
+The stage table (:data:`STAGES`) is the one description of an evaluation's stages, in the order they run, with
+the profile field that bounds each and the statuses it can end in; the runner (:mod:`.session`) and the docs use
+it. The runner drives: it sends one :class:`Command` line at a time on the worker's stdin and reads one
+:class:`Event` frame back; the worker never announces stages, so it cannot reorder, repeat or extend them.
 
 A frame is ``4-byte big-endian length | JSON object``. Frames are JSON, never pickles, so reading one can never
 execute code on the trusted side. Output tensors do not travel in frames: they go through files the runner creates
-(:mod:`kernelgym.judge.transfer`), described by ``{"dtype", "shape"}`` in the ``trial`` frame.
+(:mod:`kernelgym.judge.transfer`), described by ``{"dtype", "shape"}`` in the ``outputs`` frame.
 """
 
 from __future__ import annotations
@@ -12,9 +17,69 @@ import os
 import select
 import struct
 import time
+from dataclasses import dataclass
 from typing import Any
 
 MAX_HEADER = 1 << 20
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: ``limit`` names the :class:`~kernelgym.judge.profiles.EvalProfile` field with its time limit
+    (``None``: on the trusted side, not limited); ``fails_as`` the statuses it can end in."""
+
+    name: str
+    limit: str | None
+    fails_as: tuple[str, ...]
+    what: str
+
+
+#: every stage, in the order it runs; a stage runs at most once (``recheck`` after ``timing``)
+STAGES: tuple[Stage, ...] = (
+    Stage("format", None, ("compile_error",), "extract the program from the text"),
+    Stage("static", None, ("compile_error", "rejected"), "static guards on the very text that will run"),
+    Stage("startup", "startup_timeout_s", ("crashed",), "a sandboxed worker imports torch and Triton"),
+    Stage("compile", "compile_timeout_s", ("compile_error", "runtime_error", "timeout"),
+          "execute the text, build ModelNew, one warm-up forward"),
+    Stage("correctness", "correctness_timeout_s", ("incorrect", "runtime_error", "timeout", "rejected"),
+          "trials on fresh secret seeds (standard, outlier), then a profiled forward, all compared here"),
+    Stage("timing", "timing_timeout_s", ("rejected", "incorrect", "runtime_error", "timeout"),
+          "candidate blocks (one call of each compared) alternating with reference blocks, the worker frozen"),
+    Stage("recheck", "correctness_timeout_s", ("incorrect",), "trials again after timing"),
+)
+STAGE_NAMES = tuple(stage.name for stage in STAGES)
+WORKER_STAGES = STAGE_NAMES[2:]
+
+
+def stage(name: str) -> Stage:
+    return STAGES[STAGE_NAMES.index(name)]
+
+
+class Command:
+    """Lines the runner sends (``VERB args...``)."""
+
+    GO = "go"                  # load the candidate: execute the text, build, warm up
+    TRIAL = "trial"            # trial SEED OUTLIER(0|1): one forward on fresh inputs, then its outputs
+    PROFILE = "profile"        # profile SEED: one profiled forward, its report, then its outputs
+    TIME = "time"              # time SEED: warm up the timer
+    BLOCK = "block"            # block CALLS SEED: time CALLS calls, snapshot each output
+    CHECK = "check"            # check INDEX: the snapshot of that call of the last block
+    SEND = "send"              # send PATH: write the next output tensor into the runner's file
+    NEXT = "next"              # carry on (after an outputs exchange)
+    STOP = "stop"              # stop now
+
+
+class Event:
+    """Frames the worker sends (``{"event": NAME, ...}``)."""
+
+    READY = "ready"            # imported torch; waiting for the request's go
+    LOADED = "loaded"          # the candidate is built and warmed up
+    OUTPUTS = "outputs"        # {"descs": [...], "mutated_inputs": [...], "integrity_flags": [...]}
+    TENSOR = "tensor"          # one output written into the runner's file
+    PROFILE = "profile"        # {"report": {...}}
+    TIMING_READY = "timing_ready"
+    TIMING = "timing"          # {"times_ms": [...], "integrity_flags": [...]}
+    ERROR = "error"            # {"status", "where", "message", "traceback"}
 
 class ProtocolError(RuntimeError):
     """The peer sent something that is not a valid frame."""

@@ -1,64 +1,47 @@
-"""The trusted side of the judge: stages in order, process control, reference outputs, verdicts.
+"""The trusted side of the judge: ``Judge.evaluate`` runs the stages of :data:`~kernelgym.judge.protocol.STAGES`
+in order and turns their outcome into one :class:`EvalResult`.
 
-``Judge.evaluate`` runs, in this order (each stage one method, with its time limit and failure status):
+``Judge`` only orchestrates. The text is extracted (``format``) and checked (``static``) here; a sandboxed worker
+(:mod:`.launch`, :mod:`.sandbox`) then runs it, and the conversation with it, with every comparison, lives in a
+:class:`~kernelgym.judge.session.Session` that is handed the reference side (:class:`~kernelgym.judge.reference.
+ReferenceSide`) and the GPU admission (:class:`~kernelgym.judge.admission.GpuAdmission`) as objects. After the
+worker is killed the reference is timed once more, alone (:meth:`Judge._confirm_baseline`), and the timing is
+recorded with the runner's bound (:mod:`.wallclock`).
 
-=============  =========================================  ==================================================
-stage          what                                       fails as
-=============  =========================================  ==================================================
-format         :func:`extract.extract_code`               ``compile_error`` (no program / no ModelNew)
-static         :func:`guards.check_source`                ``compile_error`` (syntax), ``rejected`` (flags)
-compile        worker imports, builds, warms up            ``compile_error`` / ``runtime_error`` / ``timeout``
-correctness    trials compared here, on trusted data       ``incorrect`` / ``runtime_error`` / ``timeout``
-timing         worker times; eager baseline timed here     ``runtime_error`` / ``timeout``
-recheck        (full profile) trials again after timing    ``incorrect``
-=============  =========================================  ==================================================
-
-A worker that dies (signal, ``os._exit``, abort, CUDA fault) gives ``crashed``; its whole process group is killed
-after every evaluation, so no process outlives :meth:`Judge.evaluate`, and nothing raised by the candidate reaches
-the caller. The conversation with the worker lives in :mod:`kernelgym.judge.session`, process plumbing in
-:mod:`kernelgym.judge.process`.
+A worker that dies (signal, ``os._exit``, abort, CUDA fault) gives ``crashed``; its whole process group, and so its
+sandbox, is killed after every evaluation, so no process outlives :meth:`Judge.evaluate`, and nothing raised by
+the candidate reaches the caller.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
-import secrets
-import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any
 
-from kernelgym.distributed import locks
 from kernelgym.judge import guards
-from kernelgym.judge.baselines import BaselineCache
+from kernelgym.judge.admission import GpuAdmission
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.extract import ExtractionError, extract_code
-from kernelgym.judge.inputs import as_tuple, build_model, make_inputs
+from kernelgym.judge.inputs import secret_seed
 from kernelgym.judge.launch import WorkerLauncher
-from kernelgym.judge.process import LOG_TAIL_CHARS, tail
+from kernelgym.judge.process import LOG_TAIL_CHARS
 from kernelgym.judge.profiles import EvalProfile, get_profile
-from kernelgym.judge.protocol import FrameReader
+from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401  (COMPILE_LOCK re-exported)
 from kernelgym.judge.result import EvalResult
-from kernelgym.judge.session import Session
+from kernelgym.judge.sandbox import PACKAGE_ROOT, mode_from
+from kernelgym.judge.session import SNAPSHOT_BYTES, Session, Settings
 from kernelgym.judge.verdict import Verdict
 from kernelgym.tasks import Task
-
-PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def default_device() -> str:
     import torch
 
     return "cuda:0" if torch.cuda.is_available() else "cpu"
-
-
-#: torch.compile (dynamo) is not thread-safe: judges in threads of one process compile and run compiled
-#: references one at a time
-COMPILE_LOCK = threading.RLock()
 
 
 def worker_env(scratch: Path, on_cpu: bool) -> dict[str, str]:
@@ -83,43 +66,40 @@ class Judge:
 
     Args:
         device: ``"cpu"`` (Triton interpreter, small shapes) or ``"cuda[:i]"``; default: the GPU when there is one.
-        cache_dir: where eager baselines are cached (``~/.cache/kernelgym`` by default).
+        cache_dir: where eager baselines and CUDA builds are cached (``~/.cache/kernelgym`` by default); no worker
+            can see it, except the build folder of its own source text.
         static_checks: run the static guards (turn off only to test the run-time defences on their own).
-        memory_limit_bytes: resident memory above which a worker is killed (``crashed``).
+        memory_limit_bytes: resident memory of a worker's processes together above which it is killed (``crashed``).
         min_kernel_coverage: on a GPU, the least share of kernel time the candidate's own kernels must carry.
-        sandbox_namespaces: run workers in their own PID/network/mount namespaces where the OS allows it.
-        gpu_lock: a :class:`~kernelgym.distributed.locks.SharedExclusiveLock` shared by judges that evaluate
-            concurrently on one GPU: compile and correctness hold it shared, timing (candidate and baselines)
-            exclusively, so timing always has the GPU to itself. Default on a GPU: the process-wide lock of that
-            device (:func:`~kernelgym.distributed.locks.for_device`), so judges in threads of one process
-            coordinate without being told; each evaluation also reserves its estimated GPU memory
+        sandbox: ``"bwrap"`` (default: every worker in the sandbox of :mod:`kernelgym.judge.sandbox`; raises
+            :class:`~kernelgym.judge.sandbox.SandboxUnavailable` here when it cannot be set up) or ``"unsafe"``
+            (plain child processes; every result flagged ``unsandboxed``); default ``$KERNELGYM_SANDBOX`` or bwrap.
+        gpu_lock: a :class:`~kernelgym.judge.admission.SharedExclusiveLock` shared by judges that evaluate
+            concurrently on one GPU: compile and correctness hold it shared, timing exclusively. Default on a GPU:
+            the process-wide admission of that device (:meth:`GpuAdmission.for_device`), so judges in threads of
+            one process coordinate without being told; each evaluation also reserves its estimated GPU memory
             (:meth:`memory_need`) from that device's budget for its whole run.
-        prestart_workers: keep one fresh worker started one evaluation ahead, so a worker's start-up (interpreter,
-            torch and Triton imports) is off the critical path; isolation is unchanged (:mod:`.launch`). The spare
-            lives until :meth:`close` or garbage collection.
+        prestart_workers: keep one fresh sandboxed worker started one evaluation ahead, so a worker's start-up is
+            off the critical path; isolation is unchanged (:mod:`.launch`). Lives until :meth:`close`.
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
-                 sandbox_namespaces: bool = True, gpu_lock=None, prestart_workers: bool = False):
+                 sandbox: str | None = None, gpu_lock=None, prestart_workers: bool = False):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
-        self.use_sandbox = sandbox_namespaces
-        device_lock, self.gpu_memory = (locks.NoLock(), locks.NoBudget()) if self.on_cpu \
-            else locks.for_device(self.device)
-        self.gpu_lock = gpu_lock if gpu_lock is not None else device_lock
+        self.sandbox = mode_from(sandbox)
+        self.admission = GpuAdmission.none() if self.on_cpu else GpuAdmission.for_device(self.device, gpu_lock)
         self._memory_needs: dict[str, int] = {}
-        self._sandboxed = False
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
-        self.baselines = BaselineCache(self.cache_dir / "baselines.json")
-        self._references: dict[str, Any] = {}
         self._versions: dict[str, str] | None = None
         self._hardware = None
-        self._compiled: dict = {}
-        self.launcher = WorkerLauncher(functools.partial(worker_env, on_cpu=self.on_cpu), sandbox_namespaces,
+        self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"])
+        self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
+        self.launcher = WorkerLauncher(functools.partial(worker_env, on_cpu=self.on_cpu), self.sandbox,
                                        prestart_workers)
         weakref.finalize(self, self.launcher.close)
 
@@ -130,6 +110,9 @@ class Judge:
         prof = get_profile(profile)
         result = EvalResult(task_id=task.id, backend=backend, device=self.describe_device(), profile=prof.name,
                             versions=self.versions(), hardware={"device": self.device})
+        if self.sandbox == "unsafe":
+            result.add_flag("unsandboxed", "the worker ran without the sandbox (sandbox='unsafe'): the candidate "
+                                           "had the judge's privileges, so this verdict is not trustworthy")
         started = time.monotonic()
         try:
             source = self._stage_format(result, text)
@@ -151,20 +134,19 @@ class Judge:
 
     def memory_need(self, task: Task) -> int:
         """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
-        times the eager footprint bound of :func:`kernelgym.lint.footprint_bound` (inputs and their copy, outputs,
-        the reference's own run), plus 1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on
-        the CPU, where no budget applies."""
+        times the eager footprint bound of :func:`kernelgym.judge.footprint.footprint_bound` (inputs and their
+        copy, outputs, the reference's own run), the snapshots of one block of timed calls on both sides, plus
+        1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on the CPU."""
         if self.on_cpu:
             return 0
         key = f"{task.id}:{task.digest}"
         if key not in self._memory_needs:
             try:
-                from kernelgym.lint import footprint_bound
+                from kernelgym.judge.footprint import footprint_bound
 
-                self._memory_needs[key] = 3 * footprint_bound(task)[0] + (1 << 30)
+                self._memory_needs[key] = 3 * footprint_bound(task)[0] + 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30)
             except Exception:  # noqa: BLE001
-                capacity = self.gpu_memory.capacity or 0
-                self._memory_needs[key] = capacity // 2
+                self._memory_needs[key] = (self.admission.budget.capacity or 0) // 2
         return self._memory_needs[key]
 
     # -- stages on the trusted side -----------------------------------------------------------------------
@@ -218,37 +200,33 @@ class Judge:
 
     def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile, mode: str = "evaluate",
                     arch: str | None = None) -> None:
-        worker = self.launcher.take()
-        self._sandboxed = worker.sandboxed
-        secret = secrets.randbits(62)
-        n_std, n_out = prof.trials, prof.outlier_trials
-        trials = [{"trial": i, "seed": (secret + 7919 * i) % (2**62), "stage": "standard" if i < n_std else "outlier"}
-                  for i in range(n_std + n_out)]
-        recheck = [{"trial": len(trials) + i, "seed": (secret + 104729 * (i + 1)) % (2**62), "stage": "recheck"}
-                   for i in range(2 if prof.name == "full" else 1)] if prof.recheck_after_timing else []
-        timing_cfg = prof.cpu_timing if self.on_cpu else prof.timing
+        build_dir = extension_dir(self.cache_dir, source) if result.backend == "cuda" else None
+        if build_dir is not None:
+            build_dir.mkdir(parents=True, exist_ok=True)
+        worker = self.launcher.take([build_dir] if build_dir is not None else None)
+        init_seed = secret_seed() % 100_003
         request = {
             "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
-            "env": self._candidate_env(source, arch),
-            "init_seed": secret % 100_003, "warmup_seed": (secret >> 7) % (2**62), "trials": trials,
-            "recheck": recheck, "timing": timing_cfg.to_dict(), "scratch": str(worker.scratch),
-            "timing_seed_base": (secret >> 3) % (2**60), "profile_seed": (secret >> 5) + 17,
+            "env": self._candidate_env(build_dir, arch), "init_seed": init_seed, "warmup_seed": secret_seed(),
+            "timing": self.reference.timing_config(prof).to_dict(), "scratch": str(worker.scratch),
             "limits": {"file_bytes": 256 << 20, "cpu_s": int(prof.compile_timeout_s + prof.cpu_correctness_timeout_s
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
+        session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
+                          self.memory_need(task))
+        timed = False
         try:
-            session = Session(self, worker.proc, FrameReader(worker.read_fd), result, prof, task, request["init_seed"],
-                              worker.scratch)
-            session.judge_log = worker.log_path
-            session.send_line(json.dumps(request))
+            session.send(json.dumps(request))
             if mode == "build":
                 session.run_build()
             else:
-                session.run(trials, recheck)
+                n_recheck = (2 if prof.name == "full" else 1) if prof.recheck_after_timing else 0
+                session.run(prof.trials, prof.outlier_trials, n_recheck)
+                timed = True
         except Verdict as verdict:
             if verdict.status == "compile_error":
-                errors = summarize_compiler_errors(tail(worker.log_path, 200_000) + "\n" + result.log_tail)
+                errors = summarize_compiler_errors(worker.log_tail(200_000) + "\n" + result.log_tail)
                 if errors:
                     first = errors.splitlines()[0].strip()
                     verdict.message = f"{verdict.message[:200]}; first compiler error: {first[:300]}"
@@ -257,16 +235,20 @@ class Judge:
         finally:
             worker.kill()  # before the log is read, so all it printed is there
             if not result.log_tail.startswith("First compiler errors"):
-                printed = tail(worker.log_path)
+                printed = worker.log_tail()
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
             worker.discard()
+        if timed:
+            self._record_timing(result, task, prof, session)
 
-    def _candidate_env(self, source: str, arch: str | None = None) -> dict[str, str]:
+    def _candidate_env(self, build_dir: Path | None, arch: str | None = None) -> dict[str, str]:
         """Environment settings that depend on the candidate, applied by the worker before it loads anything."""
-        env = {"TORCH_EXTENSIONS_DIR": str(extension_dir(self.cache_dir, source))}
-        arch = arch or self.hardware().compute_capability
-        if arch:  # load_inline builds for exactly this GPU, the same way in prebuild and evaluation
-            env["TORCH_CUDA_ARCH_LIST"] = arch
+        env = {}
+        if build_dir is not None:
+            env["TORCH_EXTENSIONS_DIR"] = str(build_dir)
+            arch = arch or self.hardware().compute_capability
+            if arch:  # load_inline builds for exactly this GPU, the same way in prebuild and evaluation
+                env["TORCH_CUDA_ARCH_LIST"] = arch
         return env
 
     def idle_worker_pids(self) -> list[int]:
@@ -277,119 +259,80 @@ class Judge:
         """Stop the spare worker, if any. The judge stays usable (the next evaluation starts a worker)."""
         self.launcher.close()
 
-    # -- reference side -----------------------------------------------------------------------------------
-    def reference(self, task: Task, init_seed: int):
-        """The reference module and model for ``task`` on this device (models cached per init seed)."""
-        key = f"{task.id}:{task.digest}"
-        cached = self._references.get(key)
-        if cached is None:
-            cached = {"module": task.load_module(small=self.on_cpu), "models": {}}
-            self._references = {key: cached}  # keep one task's reference alive at a time
-        models = cached["models"]
-        if init_seed not in models:
-            if len(models) >= 2:
-                models.pop(next(iter(models)))
-            models[init_seed] = build_model(cached["module"], cached["module"].Model, init_seed, self.device,
-                                            task.dtype)
-        return cached["module"], models[init_seed]
+    # -- after the worker ---------------------------------------------------------------------------------
+    def _confirm_baseline(self, task: Task, prof: EvalProfile, base: dict) -> dict:
+        """One more block of the eager reference, timed with the worker dead: a candidate that kept the GPU busy
+        while the reference was timed (work queued before it was frozen) cannot have slowed the baseline, which is
+        the smaller of the two medians."""
+        import statistics
 
-    def reference_outputs(self, task: Task, init_seed: int, trial: dict) -> tuple:
-        import torch
+        if self.on_cpu or not base.get("median_ms"):
+            return base
+        cfg = self.reference.timing_config(prof)
+        timer = self.reference.timer(task, prof)
+        alone = statistics.median(timer.time_block(max(cfg.min_runs, cfg.block), []))
+        if alone < base["median_ms"]:
+            return {**base, "median_ms": alone, "how": f"{base.get('how')}, lowered by a block timed alone"}
+        return base
 
-        module, model = self.reference(task, init_seed)
-        with torch.no_grad():
-            outs = as_tuple(model(*make_inputs(module, trial["seed"], self.device, trial["stage"] == "outlier")))
-        return outs
-
-    def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile, kind: str = "eager") -> dict:
-        """Reference timing on this device (``kind`` ``"eager"`` or ``"compile"`` for ``torch.compile``), measured
-        like the candidate's and cached on disk per (task, device, dtype, torch version, kind). Evaluations time
-        the eager reference interleaved with the candidate instead (:meth:`reference_timer`); this measures it
-        on its own, when nothing is cached."""
-        from kernelgym.judge.timing import time_calls
-
-        hit = self.cached_baseline(task, kind)
-        if hit is not None:
-            return hit
-        timer_model = self._timed_reference(task, kind)
-        if isinstance(timer_model, str):  # torch.compile could not handle the reference: no baseline
-            return self._store_summary(task, kind, {"median_ms": None, "error": timer_model})
-        module, model = timer_model
-        cfg = prof.cpu_timing if self.on_cpu else prof.timing
-        try:
-            with COMPILE_LOCK if kind == "compile" else contextlib.nullcontext():  # a call may recompile
-                times = time_calls(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device, cfg)
-        except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing on a later call: no baseline
-            if kind != "compile":
-                raise
-            return {"median_ms": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
-        return self.store_baseline(task, times, kind)
-
-    def cached_baseline(self, task: Task, kind: str = "eager") -> dict | None:
-        return self.baselines.get(self._baseline_key(task, kind))
-
-    def reference_timer(self, task: Task, prof: EvalProfile, kind: str = "eager"):
-        """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the reference, for interleaved timing."""
-        from kernelgym.judge.timing import CallTimer
-
-        module, model = self._timed_reference(task, kind)
-        timer = CallTimer(model, lambda i: make_inputs(module, 10_007 + i, self.device), self.device)
-        timer.warm_up((prof.cpu_timing if self.on_cpu else prof.timing).warmup)
-        return timer
-
-    def store_baseline(self, task: Task, times: list[float], kind: str = "eager", **extra) -> dict:
-        """Summarize reference timings, cache them on disk and return the summary."""
+    def _record_timing(self, res: EvalResult, task: Task, prof: EvalProfile, session: Session) -> None:
         from kernelgym.judge.timing import summarize
 
-        return self._store_summary(task, kind, {**summarize(times), **extra})
+        base = self._confirm_baseline(task, prof, session.baseline)
+        summary = summarize(session.candidate_times)
+        res.runtime_ms = max(summary["median_ms"], session.runner_bound_ms)
+        res.runtime_spread = {**{k: summary[k] for k in ("iqr_ms", "ci95_ms", "n")},
+                              "reported_median_ms": summary["median_ms"], "runner_bound_ms": session.runner_bound_ms,
+                              "baseline": base.get("how"), "baseline_ci95_ms": base.get("ci95_ms"),
+                              "baseline_n": base.get("n")}
+        res.baseline_ms = base["median_ms"]
+        res.timing_meaningful = not self.on_cpu
+        if res.runtime_ms and res.baseline_ms:
+            res.speedup = res.baseline_ms / res.runtime_ms
+        if self.on_cpu or not res.runtime_ms:
+            return
+        if prof.compile_baseline:
+            compiled = self.reference.baseline_ms(task, prof, kind="compile")
+            res.compile_baseline_ms = compiled.get("median_ms")
+            if res.compile_baseline_ms:
+                res.speedup_compile = res.compile_baseline_ms / res.runtime_ms
+        self._record_efficiency(res, task)
 
-    def _store_summary(self, task: Task, kind: str, summary: dict) -> dict:
-        self.baselines.put(self._baseline_key(task, kind), summary)
-        return summary
+    def _record_efficiency(self, res: EvalResult, task: Task) -> None:
+        """IOU and MFU over this GPU's measured ceilings; beyond the vendor's peak is physically impossible."""
+        from kernelgym.hardware import PRECISION_OF_DTYPE
 
-    def _baseline_key(self, task: Task, kind: str) -> str:
-        return self.baselines.key(task, self.describe_device(), self.versions()["torch"], kind)
+        seconds = res.runtime_ms / 1e3
+        measured, vendor = self.reference.ceilings(), self.hardware().peaks
+        precision = PRECISION_OF_DTYPE.get(task.dtype, "fp32")
+        for field_name, formula, key in (("iou", "bytes", "bandwidth_tbs"), ("mfu", "flops", precision)):
+            amount = task.evaluate_formula(formula)
+            ceiling = measured.get(key) or vendor.get(key)
+            if not amount or not ceiling:
+                continue
+            rate = amount / seconds / 1e12
+            value = rate / ceiling
+            if vendor.get(key) and rate > 1.05 * vendor[key]:
+                res.add_flag("physically_impossible", f"{formula} rate {rate:.3g} T/s exceeds the GPU's peak "
+                                                      f"{vendor[key]:.3g}: the measured time cannot be real")
+                raise Verdict("rejected", "rejected: the measured runtime is faster than the hardware allows "
+                                           f"({field_name.upper()} {100 * value:.0f}% of the measured ceiling)")
+            if value > 1.0:
+                res.add_flag("above_measured_ceiling", f"{field_name.upper()} {100 * value:.0f}% of the measured "
+                                                       f"{key} ceiling: a measurement or task-formula error")
+                continue
+            setattr(res, field_name, value)
 
-    def _timed_reference(self, task: Task, kind: str):
-        """(module, model) to time for ``kind``; for ``"compile"`` an error string when torch.compile failed."""
-        module, model = self.reference(task, 0)
-        if kind == "compile":
-            model = self.compiled_reference(task)
-            if isinstance(model, str):
-                return model
-        return module, model
+    # -- reference side, for callers (lint, benchmarks) ---------------------------------------------------------
+    def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile, kind: str = "eager") -> dict:
+        """The reference's timing alone (:meth:`ReferenceSide.baseline_ms`); ``init_seed`` is kept for callers."""
+        return self.reference.baseline_ms(task, prof, kind)
 
-    def compiled_reference(self, task: Task):
-        """``torch.compile`` of the reference model, compiled (one call made); an error string if it failed."""
-        key = f"{task.id}:{task.digest}"
-        cache = self._compiled
-        if key not in cache:
-            import torch
-
-            module, model = self.reference(task, 0)
-            try:
-                with COMPILE_LOCK:
-                    compiled = torch.compile(model)
-                    with torch.no_grad():
-                        compiled(*make_inputs(module, 99, self.device))
-                cache.clear()
-                cache[key] = compiled
-            except Exception as exc:  # noqa: BLE001
-                cache[key] = f"{type(exc).__name__}: {str(exc)[:200]}"
-        return cache[key]
+    def cached_baseline(self, task: Task, kind: str = "eager") -> dict | None:
+        return self.reference.cached_baseline(task, kind)
 
     def ceilings(self) -> dict:
-        """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached."""
-        if self.on_cpu:
-            return {}
-        from kernelgym.hardware import measure_ceilings
-
-        key = f"ceilings|{self.describe_device()}|{self.versions()['torch']}"
-        hit = self.baselines.get(key)
-        if hit is None:
-            hit = measure_ceilings(self.device)
-            self.baselines.put(key, hit)
-        return hit
+        return self.reference.ceilings()
 
     def hardware_json(self) -> str:
         """The hardware spec of this judge's device, as JSON text (shown to the policy)."""
@@ -422,7 +365,7 @@ class Judge:
                 triton_version = triton.__version__
             except ImportError:  # pragma: no cover
                 triton_version = "missing"
-            from kernelgym import __version__
+            from kernelgym._version import __version__
 
             self._versions = {"kernelgym": __version__, "torch": torch.__version__, "triton": triton_version,
                               "python": platform.python_version()}

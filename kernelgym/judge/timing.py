@@ -29,6 +29,9 @@ _event_record = torch.cuda.Event.record
 _event_elapsed = torch.cuda.Event.elapsed_time
 _event_sync = torch.cuda.Event.synchronize
 _no_grad = torch.no_grad
+_clone = torch.Tensor.clone
+_is_tensor = torch.is_tensor
+_type = type
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,10 @@ class CallTimer:
         if self.on_gpu:
             _cuda_sync()
 
-    def time_block(self, calls: int) -> list[float]:
-        """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`."""
+    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
+        """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
+        snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
+        the judge compares one of them, chosen after the block, with the reference."""
         block: list[float] = []
         with _no_grad():
             for _ in range(calls):
@@ -106,16 +111,19 @@ class CallTimer:
                     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                     _cuda_sync()
                     _event_record(start)
-                    self.fn(*args)
+                    out = self.fn(*args)
                     _cuda_sync()
                     _event_record(end)
                     _event_sync(end)
                     elapsed = float(_event_elapsed(start, end))
                 else:
                     t0 = _perf_counter()
-                    self.fn(*args)
+                    out = self.fn(*args)
                     elapsed = (_perf_counter() - t0) * 1e3
-                del args
+                if keep is not None:
+                    outs = out if _type(out) in (tuple, list) else (out,)
+                    keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
+                del args, out
                 self.times.append(elapsed)
                 block.append(elapsed)
         return block

@@ -49,11 +49,12 @@ def expected_nbytes(desc: dict[str, Any]) -> int:
     return numel * DTYPES[name]
 
 
-def transfer_dir(scratch: Path, nbytes: int) -> Path:
-    """Where a transfer of ``nbytes`` goes: ``/dev/shm`` when it has room to spare, else ``scratch``."""
+def transfer_dir(xfer: Path, scratch: Path, nbytes: int) -> Path:
+    """Where a transfer of ``nbytes`` goes: the worker's transfer folder (in ``/dev/shm``) when that tmpfs has room
+    to spare, else its scratch folder (both bound writable into its sandbox)."""
     try:
-        if SHM.is_dir() and os.access(SHM, os.W_OK) and shutil.disk_usage(SHM).free >= nbytes + SHM_MARGIN_BYTES:
-            return SHM
+        if str(xfer).startswith(str(SHM)) and shutil.disk_usage(xfer).free >= nbytes + SHM_MARGIN_BYTES:
+            return xfer
     except OSError:
         pass
     return scratch
@@ -67,9 +68,9 @@ class OutputFile:
         nbytes: the exact size expected.
     """
 
-    def __init__(self, scratch: Path, nbytes: int):
+    def __init__(self, directory: Path, nbytes: int):
         self.nbytes = nbytes
-        fd, name = tempfile.mkstemp(prefix="kernelgym-out-", dir=transfer_dir(scratch, nbytes))
+        fd, name = tempfile.mkstemp(prefix="kernelgym-out-", dir=directory)
         self.fd, self.path = fd, Path(name)
         try:
             os.ftruncate(fd, nbytes)
@@ -109,16 +110,29 @@ class OutputFile:
         self.close()
 
 
+def _bind_tensor_methods() -> dict:
+    """The tensor functions :func:`write_tensor` uses, bound when this module is imported: in the worker that is
+    before any candidate code runs, so a candidate that later replaces ``torch.Tensor.contiguous`` (say) cannot get
+    its code run while its output is copied out."""
+    import torch
+
+    t = torch.Tensor
+    return {"detach": t.detach, "contiguous": t.contiguous, "reshape": t.reshape, "numel": t.numel,
+            "element_size": t.element_size, "view": t.view, "copy_": t.copy_, "frombuffer": torch.frombuffer,
+            "uint8": torch.uint8}
+
+
+_T = _bind_tensor_methods()
+
+
 def write_tensor(path: str, tensor) -> int:
     """Copy ``tensor``'s bytes into the runner's file at ``path`` (worker side); returns the bytes written.
 
     The file must already exist with exactly the tensor's size (the runner made it); it is mapped and filled, so
-    no file grows here.
+    no file grows here. Only functions bound at import are called (:func:`_bind_tensor_methods`).
     """
-    import torch
-
-    flat = tensor.detach().contiguous().reshape(-1)
-    nbytes = flat.numel() * flat.element_size()
+    flat = _T["reshape"](_T["contiguous"](_T["detach"](tensor)), -1)
+    nbytes = _T["numel"](flat) * _T["element_size"](flat)
     fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
     try:
         if os.fstat(fd).st_size != nbytes:
@@ -126,8 +140,8 @@ def write_tensor(path: str, tensor) -> int:
         if nbytes == 0:
             return 0
         with mmap.mmap(fd, nbytes) as mm:
-            dst = torch.frombuffer(mm, dtype=torch.uint8)
-            dst.copy_(flat.view(torch.uint8))
+            dst = _T["frombuffer"](mm, dtype=_T["uint8"])
+            _T["copy_"](dst, _T["view"](flat, _T["uint8"]))
             del dst
     finally:
         os.close(fd)

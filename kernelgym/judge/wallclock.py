@@ -6,11 +6,13 @@ block to receiving its times, and compares. A block's wall time per call is the 
 overhead (fresh inputs, the L2 flush, synchronisation, the pipe). The overhead is measured on the reference,
 whose blocks run the same steps with inputs of the same shapes in the runner: wall per call minus its median.
 
-A candidate is suspect when even its fastest block, less that overhead, took more than :data:`FACTOR` times the
-reported median plus a slack (:data:`SLACK_MS`: generous on the CPU, where the interpreter and a shared machine
-make wall clocks noisy). Under-reporting by more than about 3x is caught for kernels of a millisecond or more on a
-GPU; honest candidates have the reference's overhead and pass. Before rejecting, the judge asks for
-:data:`EXTRA_BLOCKS` more blocks, so one scheduling hiccup cannot fail an honest kernel.
+The runner turns its clock into a lower bound on the candidate's time per call (:func:`lower_bound_ms`): its
+fastest block's wall time per call, less that overhead, less a fixed allowance per block for the pipe
+(:data:`IPC_ALLOWANCE_MS`, spread over the block's calls), divided by a relative slack (:data:`REL_SLACK`). The
+candidate's runtime is the larger of what its worker reported and this bound, so a rewritten timer gains at most
+the slack; a report more than :data:`FACTOR` times below the bound is a lie and rejected, after
+:data:`EXTRA_BLOCKS` more blocks (one scheduling hiccup cannot fail an honest kernel). The slack is relative,
+not absolute: a fast kernel cannot claim to take no time at all.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ import time
 from typing import Callable
 
 FACTOR = 3.0
-SLACK_MS = {"gpu": 1.0, "cpu": 50.0}
+#: the runner's clock may exceed the kernel's time by this factor (noise, launch gaps outside the events)
+REL_SLACK = {"gpu": 1.25, "cpu": 2.0}
+#: wall time of one block's request and reply through the pipe, allowed on top of the calls (ms)
+IPC_ALLOWANCE_MS = {"gpu": 0.5, "cpu": 30.0}
 EXTRA_BLOCKS = 2
 
 
@@ -32,11 +37,13 @@ class BlockClock:
         self.run_block = run_block
         self.times: list[float] = []
         self.per_call_ms: list[float] = []
+        self.calls: list[int] = []
 
     def __call__(self, calls: int) -> list[float]:
         started = time.perf_counter()
         times = self.run_block(calls)
         self.per_call_ms.append((time.perf_counter() - started) * 1e3 / max(calls, 1))
+        self.calls.append(calls)
         self.times.extend(times)
         return times
 
@@ -47,12 +54,22 @@ class BlockClock:
         """Per-call time outside the timed interval: the fastest block's wall per call minus the median."""
         return max(0.0, min(self.per_call_ms) - self.median_ms()) if self.per_call_ms else 0.0
 
+    def fastest(self) -> tuple[float, int]:
+        """The fastest block's wall time per call and its number of calls."""
+        i = min(range(len(self.per_call_ms)), key=self.per_call_ms.__getitem__)
+        return self.per_call_ms[i], self.calls[i]
 
-def mismatch(reported_median_ms: float, fastest_wall_per_call_ms: float, overhead_ms: float, on_gpu: bool) -> str:
-    """A reason when the reported median is implausibly small for the wall time the calls took, else ``""``."""
-    implied = fastest_wall_per_call_ms - overhead_ms
-    slack = SLACK_MS["gpu" if on_gpu else "cpu"]
-    if implied <= FACTOR * reported_median_ms + slack:
+
+def lower_bound_ms(fastest_wall_per_call_ms: float, overhead_ms: float, calls: int, on_gpu: bool) -> float:
+    """The least time per call the runner's clock allows for the candidate (ms, never negative)."""
+    kind = "gpu" if on_gpu else "cpu"
+    implied = fastest_wall_per_call_ms - overhead_ms - IPC_ALLOWANCE_MS[kind] / max(calls, 1)
+    return max(0.0, implied / REL_SLACK[kind])
+
+
+def mismatch(reported_median_ms: float, bound_ms: float) -> str:
+    """A reason when the reported median is more than :data:`FACTOR` times below the runner's bound, else ``""``."""
+    if FACTOR * reported_median_ms >= bound_ms:
         return ""
-    return (f"the worker reported {reported_median_ms:.3g} ms per call, but by the judge's clock each call took "
-            f"{implied:.3g} ms beyond the measured per-call overhead ({overhead_ms:.3g} ms)")
+    return (f"the worker reported {reported_median_ms:.3g} ms per call, but by the judge's clock each call took at "
+            f"least {bound_ms:.3g} ms")

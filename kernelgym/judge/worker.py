@@ -1,39 +1,45 @@
-"""The untrusted side: a throw-away process that loads one candidate and runs it.
+"""The untrusted side: a throw-away, sandboxed process that loads one candidate and runs it as the runner asks.
 
-Started by :mod:`kernelgym.judge.launch` as ``python -m kernelgym.judge.worker RESULT_FD``, possibly ahead of its
-candidate (it imports torch and Triton, then waits). It reads one JSON request line from stdin, applies the
-request's ``env`` settings, then runs the stages in order, announcing each on the result channel (a pipe the runner
-passed as ``RESULT_FD``; what the candidate prints goes to a log file instead):
+Started by :mod:`kernelgym.judge.launch` through :mod:`kernelgym.judge.bootstrap`, possibly ahead of its candidate
+(it imports torch and Triton, then waits). It reads one JSON request line from stdin (the task, the text, the
+device, limits; no seeds), applies the request's ``env`` settings, says ``ready``, and from then on obeys one
+:class:`~kernelgym.judge.protocol.Command` at a time, answering each with :class:`~kernelgym.judge.protocol.Event`
+frames on its result channel (a pipe the runner passed as ``RESULT_FD``; what the candidate prints goes to a log):
 
-1. ``compile``     — import the candidate file, build ``ModelNew`` under the shared init seed, one warm-up forward
-                     (which JIT-compiles its Triton kernels). Import or Triton compilation errors → ``compile_error``.
-2. ``correctness`` — for each trial: fresh seeded inputs (outliers injected for outlier trials), a copy of them,
-                     the forward, a check that the inputs were not modified, the outputs copied into files the runner made
-                     (:mod:`kernelgym.judge.transfer`). Memory
-                     freed between trials is overwritten with NaN first, so stale buffers cannot hold old answers.
-3. ``timing``      — only when the runner answers ``time`` after the trials: blocks of :class:`timing.CallTimer` calls
-                     as the runner asks for them (it times the reference in between), with fresh
-                     inputs every call; then the ``recheck`` trials, as in stage 2.
+- ``go``: execute the candidate's text (the very string the static checks read, compiled here, never re-read from
+  a file), build ``ModelNew`` under the shared init seed, one warm-up forward → ``loaded``;
+- ``trial SEED OUTLIER``: fresh inputs from ``SEED`` (outliers injected when asked), a copy of them, the forward, a
+  device-wide synchronize, a snapshot of the outputs → ``outputs`` (descriptions, modified inputs, integrity flags),
+  then each output into a file the runner made (``send PATH`` → ``tensor``);
+- ``profile SEED``: one profiled forward → ``profile`` (which kernels ran), then its outputs, as for a trial;
+- ``time SEED`` → ``timing_ready`` after warm-up; ``block CALLS SEED`` → ``timing`` (per-call ms); each call's
+  outputs are snapshotted right after it, and ``check INDEX`` sends the snapshot of that call, as for a trial.
 
-The worker never judges: the runner compares outputs against its own reference and applies every limit. The
-worker exits when done; the runner kills its whole process group in any case.
+Seeds arrive one command at a time, so no future input can be known in advance; torch's global generator is
+reseeded unpredictably after every draw. Everything the worker relies on is bound before the candidate's text runs,
+and before any output is described or copied the worker checks that nothing it relies on was replaced, that no
+dispatch or function mode is active and that no thread of the candidate's is running (``integrity_flags``).
+
+The worker never judges: the runner compares outputs against its own reference, applies every limit, and keeps
+its own clock on the timings. The runner kills the worker's whole process group (and so its sandbox) when done.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import linecache
 import os
 import sys
 import traceback
+import types
 
 # Bind everything the worker relies on before candidate code can patch it.
 import torch  # noqa: E402
 
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
-from kernelgym.judge.inputs import as_tuple, build_model, make_inputs  # noqa: E402
+from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
-from kernelgym.judge.protocol import tensor_header, write_frame  # noqa: E402
+from kernelgym.judge.protocol import Command, Event, tensor_header, write_frame  # noqa: E402
 from kernelgym.judge.transfer import write_tensor  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
 
@@ -49,27 +55,32 @@ import time as _time  # noqa: E402
 _equal = torch.equal
 _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
+_warm_up = _timing.CallTimer.warm_up
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
+_readline = sys.stdin.readline
+_modes = (getattr(torch._C, "_len_torch_function_stack", None), getattr(torch._C, "_len_torch_dispatch_stack", None))
 
 
 def _watched() -> dict:
-    """Objects a candidate might patch to fool the judge; compared by identity after the candidate ran."""
+    """Objects a candidate might patch to fool the judge; compared by identity before every output leaves."""
     import builtins
 
     cuda = torch.cuda
-    return {
+    t = torch.Tensor
+    watched = {
         "torch.cuda.synchronize": cuda.synchronize, "torch.cuda.Event": cuda.Event,
         "torch.cuda.Event.record": cuda.Event.record, "torch.cuda.Event.elapsed_time": cuda.Event.elapsed_time,
         "torch.cuda.Event.synchronize": cuda.Event.synchronize, "time.perf_counter": _time.perf_counter,
-        "torch.equal": torch.equal, "torch.allclose": torch.allclose, "torch.Tensor.clone": torch.Tensor.clone,
-        "torch.Tensor.__eq__": torch.Tensor.__eq__,
+        "torch.equal": torch.equal, "torch.allclose": torch.allclose, "torch.Tensor.__eq__": t.__eq__,
         "torch.randn": torch.randn, "torch.rand": torch.rand, "torch.randint": torch.randint,
-        "torch.nn.Module.__call__": torch.nn.Module.__call__, "torch.no_grad": torch.no_grad,
+        "torch.manual_seed": torch.manual_seed, "torch.nn.Module.__call__": torch.nn.Module.__call__,
+        "torch.no_grad": torch.no_grad, "torch.is_tensor": torch.is_tensor, "torch.frombuffer": torch.frombuffer,
         "builtins.isinstance": builtins.isinstance, "builtins.len": builtins.len, "builtins.float": builtins.float,
+        "builtins.type": builtins.type,
         "kernelgym.judge.timing.time_calls": _timing.time_calls, "kernelgym.judge.inputs.make_inputs": make_inputs,
         "kernelgym.judge.timing.CallTimer.time_block": _timing.CallTimer.time_block,
         "kernelgym.judge.timing.CallTimer.warm_up": _timing.CallTimer.warm_up,
@@ -78,7 +89,17 @@ def _watched() -> dict:
         "kernelgym.judge.timing._event_elapsed": _timing._event_elapsed,
         "kernelgym.judge.timing._event_sync": _timing._event_sync,
         "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
+        "kernelgym.judge.transfer.write_tensor": write_tensor,
     }
+    for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
+                 "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
+        watched[f"torch.Tensor.{name}"] = getattr(t, name)
+    me = sys.modules[__name__]
+    for name in ("_time_block", "_warm_up", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer"):
+        watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
+    for name in ("send", "send_outputs", "integrity_flags", "block", "check", "trial", "profile"):
+        watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
+    return watched
 
 
 def _resolve(path: str):
@@ -95,8 +116,18 @@ def _resolve(path: str):
     return obj
 
 
-_WATCHED = _watched()
-_BASE_THREADS = None
+_WATCHED: dict = {}
+_BASE_THREADS: set = set()
+
+
+def _warm_profiler(device: str) -> None:
+    """One profiled no-op before the candidate loads: the profiler's first use imports and patches parts of torch
+    (``torch.manual_seed`` among them) and costs seconds, both better done before the watched set is taken."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.startswith("cuda") else [])
+    with profile(activities=activities):
+        torch.zeros(1, device=device).add_(1)
 
 
 class Worker:
@@ -107,7 +138,8 @@ class Worker:
         self.task = Task.from_dict(request["task"])
         self.module = self.task.load_module(small=request["small"])
         self.model = None
-        self._last_output_bytes = 0
+        self.timer = None
+        self.snapshots: list[tuple] = []
         self.launches = LaunchCounter()
         if self.device == "cpu":
             self.launches.install()
@@ -118,28 +150,33 @@ class Worker:
 
     def error(self, status: str, exc: BaseException, where: str) -> None:
         tb = "".join(traceback.format_exception(_type(exc), exc, exc.__traceback__))
-        self.send({"event": "error", "status": status, "where": where,
+        self.send({"event": Event.ERROR, "status": status, "where": where,
                    "message": f"{_type(exc).__name__}: {str(exc)[:500]}", "traceback": tb[-4000:]})
 
-    # -- stage 1 -------------------------------------------------------------------------------------------
-    def import_candidate(self):
-        """Import the candidate file; its ``ModelNew`` class, or ``None`` after reporting a compile error."""
+    # -- go ------------------------------------------------------------------------------------------------
+    def load_candidate(self):
+        """Execute the candidate's text as module ``candidate``; its ``ModelNew``, or ``None`` after an error.
+
+        The code executed is compiled from the request's string itself (the one the static checks read); the file
+        written beside it, and the line cache, only serve tracebacks and Triton's reading of kernel source."""
+        source = self.req["source"]
         path = os.path.join(self.req["scratch"], "candidate.py")
-        with open(path, "w") as f:
-            f.write(self.req["source"])
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
         try:
-            spec = importlib.util.spec_from_file_location("candidate", path)
-            candidate = importlib.util.module_from_spec(spec)
+            code = compile(source, path, "exec", dont_inherit=True)
+            candidate = types.ModuleType("candidate")
+            candidate.__file__ = path
             sys.modules["candidate"] = candidate
-            spec.loader.exec_module(candidate)
+            exec(code, candidate.__dict__)  # noqa: S102 - the candidate, inside the sandbox
             return getattr(candidate, "ModelNew")
         except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is its verdict
             self.error("compile_error", exc, "import")
             return None
 
-    def compile(self) -> bool:
-        self.send({"event": "stage", "stage": "compile"})
-        cls = self.import_candidate()
+    def load(self) -> bool:
+        cls = self.load_candidate()
         if cls is None:
             return False
         try:
@@ -156,96 +193,101 @@ class Worker:
                 else "runtime_error"
             self.error(kind, exc, "first forward")
             return False
+        self.send({"event": Event.LOADED})
         return True
 
-    # -- stage 2 -------------------------------------------------------------------------------------------
-    def run_trials(self, trials: list[dict]) -> bool:
-        for trial in trials:
-            self._poison_freed_memory()
-            inputs = make_inputs(self.module, trial["seed"], self.device, outlier=trial["stage"] == "outlier")
-            copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
-            try:
-                with torch.no_grad():
-                    outputs = as_tuple(self.model(*inputs))
-                self._sync()
-            except BaseException as exc:  # noqa: BLE001
-                self.error("runtime_error", exc, f"trial {trial['trial']}")
-                return False
-            mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
-            descs = []
-            for out in outputs:
-                if _is_tensor(out):
-                    if _type(out) not in (_Tensor, _Parameter):
-                        descs.append({"kind": "subclass", "type": _type(out).__name__})
-                    else:
-                        descs.append({"kind": "tensor", **tensor_header(out)})
-                elif isinstance(out, (int, float, bool)):
-                    descs.append({"kind": "scalar", "value": float(out)})
-                else:
-                    descs.append({"kind": _type(out).__name__})
-            self.send({"event": "trial", "trial": trial["trial"], "descs": descs, "mutated_inputs": mutated})
-            sent = 0
-            for out, desc in zip(outputs, descs):
-                if desc["kind"] == "tensor":
-                    command = self._wait_for().split(" ", 1)
-                    if len(command) != 2 or command[0] != "send":
-                        return False
-                    try:
-                        sent += write_tensor(command[1], out)
-                    except BaseException as exc:  # noqa: BLE001
-                        self.error("runtime_error", exc, f"trial {trial['trial']}: sending an output")
-                        return False
-                    self.send({"event": "tensor"})
-            self._last_output_bytes = sent
-            del outputs, inputs, copies
-            if self._wait_for() != "next":
-                return False
-        return True
+    # -- trials and the profiled forward ----------------------------------------------------------------------
+    def trial(self, seed: int, outlier: bool) -> bool:
+        inputs = make_inputs(self.module, seed, self.device, outlier=outlier)
+        copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
+        try:
+            with torch.no_grad():
+                outputs = as_tuple(self.model(*inputs))
+            self._sync()
+        except BaseException as exc:  # noqa: BLE001
+            self.error("runtime_error", exc, "trial")
+            return False
+        mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
+        return self.send_outputs(outputs, mutated)
 
-    def profile(self) -> bool:
-        """One profiled forward: which kernels ran and whose they were (see :mod:`kernelgym.judge.profile`)."""
+    def profile(self, seed: int) -> bool:
+        """One profiled forward: which kernels ran and whose they were (see :mod:`kernelgym.judge.profile`), then
+        its outputs, compared like a trial's."""
         names = candidate_kernel_names(self.req["source"])
         self.launches.counts.clear()
         try:
-            inputs = make_inputs(self.module, self.req["profile_seed"], self.device)
-            report = profile_forward(self.model, inputs, self.device, names)
+            inputs = make_inputs(self.module, seed, self.device)
+            report, output = profile_forward(self.model, inputs, self.device, names)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "profiled forward")
             return False
         report["candidate_kernels"] = names
         report["interpreter_launches"] = dict(self.launches.counts)
-        report["integrity_flags"] = self.integrity_flags()
-        self.send({"event": "profile", "report": report})
+        self.send({"event": Event.PROFILE, "report": report})
+        return self.send_outputs(as_tuple(output), [])
+
+    def send_outputs(self, outputs: tuple, mutated: list[int]) -> bool:
+        """Describe ``outputs`` (with the integrity flags of this moment), then copy each tensor into the file the
+        runner names. The tensors are snapshots taken by the worker's own code or the forward's fresh results."""
+        flags = self.integrity_flags()
+        descs = []
+        for out in outputs:
+            if _is_tensor(out):
+                if _type(out) not in (_Tensor, _Parameter):
+                    descs.append({"kind": "subclass", "type": _type(out).__name__})
+                else:
+                    descs.append({"kind": "tensor", **tensor_header(out)})
+            elif _type(out) in (int, float, bool):
+                descs.append({"kind": "scalar", "value": float(out)})
+            else:
+                descs.append({"kind": _type(out).__name__})
+        self.send({"event": Event.OUTPUTS, "descs": descs, "mutated_inputs": mutated, "integrity_flags": flags})
+        if flags:
+            return True  # the runner rejects; nothing of these outputs leaves
+        for out, desc in zip(outputs, descs):
+            if desc["kind"] == "tensor":
+                command = self._read().split(" ", 1)
+                if len(command) != 2 or command[0] != Command.SEND:
+                    return False
+                try:
+                    write_tensor(command[1], out)
+                except BaseException as exc:  # noqa: BLE001
+                    self.error("runtime_error", exc, "sending an output")
+                    return False
+                self.send({"event": Event.TENSOR})
         return True
 
-    # -- stage 3 -------------------------------------------------------------------------------------------
-    def time(self) -> bool:
-        """Warm up, then time blocks of calls as the runner asks (``block N``) until it says ``end``; the runner
-        interleaves its own reference timing between the blocks (:func:`kernelgym.judge.timing.alternate`)."""
-        self.send({"event": "stage", "stage": "timing"})
+    # -- timing ----------------------------------------------------------------------------------------------
+    def start_timing(self, seed: int) -> bool:
         config = _timing.TimingConfig(**self.req["timing"])
-        base = self.req["timing_seed_base"]  # every timed call gets inputs from a seed never used before
-        timer = _CallTimer(self.model, lambda i: make_inputs(self.module, base + 1000 + i, self.device), self.device)
+        self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
+                                self.device)
         try:
-            timer.warm_up(config.warmup)
+            _warm_up(self.timer, config.warmup)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "timing warm-up")
             return False
-        self.send({"event": "timing_ready"})
-        while True:
-            command = self._wait_for().split()
-            if command == ["end"]:
-                self.send({"event": "timing_done", "integrity_flags": self.integrity_flags()})
-                return True
-            if len(command) != 2 or command[0] != "block" or not command[1].isdigit():
-                return False
-            calls = min(int(command[1]), config.max_runs)
-            try:
-                times = _time_block(timer, calls)
-            except BaseException as exc:  # noqa: BLE001
-                self.error("runtime_error", exc, "timing")
-                return False
-            self.send({"event": "timing", "times_ms": times})
+        self.send({"event": Event.TIMING_READY})
+        return True
+
+    def block(self, calls: int, seed: int) -> bool:
+        """Time ``calls`` calls on inputs from ``seed``, keeping a snapshot of every call's outputs (taken right
+        after the call, by :meth:`CallTimer.time_block`), for a later ``check``."""
+        self.snapshots = []
+        first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
+        self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
+        try:
+            times = _time_block(self.timer, calls, self.snapshots)
+        except BaseException as exc:  # noqa: BLE001
+            self.error("runtime_error", exc, "timing")
+            return False
+        self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": self.integrity_flags()})
+        return True
+
+    def check(self, index: int) -> bool:
+        if not 0 <= index < len(self.snapshots):
+            return False
+        return self.send_outputs(as_tuple(self.snapshots[index]), [])
 
     # -- helpers -------------------------------------------------------------------------------------------
     def _sync(self) -> None:
@@ -253,7 +295,7 @@ class Worker:
             torch.cuda.synchronize()
 
     def integrity_flags(self) -> list[list[str]]:
-        """Flags for patched judge-relevant functions and for threads the candidate left running."""
+        """Flags for replaced judge functions, active torch function/dispatch modes and the candidate's threads."""
         flags = []
         for path, original in _WATCHED.items():
             try:
@@ -262,18 +304,32 @@ class Worker:
                 now = None
             if now is not original:
                 flags.append(["monkeypatch", f"the candidate replaced {path}"])
+        if any(depth is not None and depth() for depth in _modes):
+            flags.append(["dispatch_mode", "a torch function or dispatch mode was active when the outputs were read"])
         extra = [t.name for t in _threading.enumerate() if t.ident not in _BASE_THREADS and t.is_alive()]
         if extra:
             flags.append(["background_thread", f"the candidate left thread(s) running: {', '.join(extra[:3])}"])
         return flags
 
-    def _wait_for(self) -> str:
-        return sys.stdin.readline().strip()
+    def _read(self) -> str:
+        return _readline().strip()
 
-    def _poison_freed_memory(self) -> None:
-        n = max(self._last_output_bytes * 2, 1 << 20) // 4
-        junk = torch.full((n,), float("nan"), device=self.device)
-        del junk
+    def serve(self) -> None:
+        """Obey commands until ``stop``, end of input, or a failed step (the runner decides what follows)."""
+        handlers = {
+            Command.GO: lambda a: self.load(),
+            Command.TRIAL: lambda a: self.trial(int(a[0]), a[1] == "1"),
+            Command.PROFILE: lambda a: self.profile(int(a[0])),
+            Command.TIME: lambda a: self.start_timing(int(a[0])),
+            Command.BLOCK: lambda a: self.block(int(a[0]), int(a[1])),
+            Command.CHECK: lambda a: self.check(int(a[0])),
+            Command.NEXT: lambda a: True,
+        }
+        while True:
+            verb, *args = self._read().split() or [Command.STOP]
+            handler = handlers.get(verb)
+            if handler is None or not handler(args):
+                return
 
 
 def _harden(request: dict) -> None:
@@ -293,6 +349,7 @@ def _harden(request: dict) -> None:
 
 def main() -> int:
     result_fd = int(sys.argv[1])
+    _warm_profiler("cpu")  # a worker started ahead does this while it waits
     line = sys.stdin.readline()  # a worker started ahead waits here, having run nothing of any candidate
     if not line:
         return 0
@@ -306,34 +363,17 @@ def main() -> int:
     from kernelgym.judge.autotune import bound_autotune
 
     bound_autotune(int(request.get("max_autotune_configs", 8)))
-    global _BASE_THREADS
-    _BASE_THREADS = {t.ident for t in _threading.enumerate()}
     worker = Worker(result_fd, request)
-    worker.send({"event": "ready"})
-    if worker._wait_for() != "go":
+    if worker.device.startswith("cuda"):
+        _warm_profiler(worker.device)  # the GPU's side of the profiler: only once the request names the device
+    _WATCHED.update(_watched())
+    _BASE_THREADS.update(t.ident for t in _threading.enumerate())
+    worker.send({"event": Event.READY})
+    if request.get("mode") == "build":  # CUDA prebuild on a CPU worker: execute the text (load_inline builds)
+        if worker._read() == Command.GO and worker.load_candidate() is not None:
+            worker.send({"event": Event.LOADED})
         return 0
-    if request.get("mode") == "build":  # CUDA prebuild on a CPU worker: import (load_inline builds), then stop
-        worker.send({"event": "stage", "stage": "compile"})
-        if worker.import_candidate() is None:
-            return 0
-        worker.send({"event": "done"})
-        return 0
-    if not worker.compile():
-        return 0
-    worker.send({"event": "stage", "stage": "correctness"})
-    if not worker.run_trials(request["trials"]):
-        return 0
-    if not worker.profile():
-        return 0
-    if worker._wait_for() != "time":
-        return 0
-    if not worker.time():
-        return 0
-    if request.get("recheck"):
-        worker.send({"event": "stage", "stage": "recheck"})
-        if not worker.run_trials(request["recheck"]):
-            return 0
-    worker.send({"event": "done"})
+    worker.serve()
     return 0
 
 

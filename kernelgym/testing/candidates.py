@@ -114,7 +114,7 @@ self.calls += 1
 if self.calls > 9 and self.last is not None:
     return self.last
 self.last = launch(x)
-return self.last'''), init="self.calls = 0\n        self.last = None"), "incorrect", "after timing"),
+return self.last'''), init="self.calls = 0\n        self.last = None"), "incorrect", "timed call"),
     # class 4: tensor subclass output
     "subclass_output": ("runtime", kernel_forward(indent('''
 return launch(x).as_subclass(Lazy)'''), extra="class Lazy(torch.Tensor):\n    pass"), "rejected", "subclass"),
@@ -133,7 +133,7 @@ if self.calls > 9:  # past the trials and the profiled forward: the judge is tim
     T._cuda_sync = lambda *a: None
     T._event_elapsed = lambda *a: 1e-6
 return launch(x)'''), imports="import kernelgym.judge.timing as T", init="self.calls = 0"),
-                                "rejected", "during timing"),
+                                "rejected", "while timed"),
     "impossible_timings": ("runtime", kernel_forward(indent('''
 self.calls += 1
 if self.calls > 9:
@@ -145,7 +145,9 @@ return launch(x)'''), imports="import kernelgym.judge.timing as T", init="self.c
 time.sleep(0.12)
 self.calls += 1
 if self.calls > 9:
-    W = sys.modules["__main__"].Worker
+    M = sys.modules["kernelgym.judge.worker"]
+    M._WATCHED.clear()  # in-process checks are defeated first: only the runner's own clock is left
+    W = M.Worker
     if not getattr(W, "_forged", False):
         original = W.send
         def send(me, header):
@@ -208,4 +210,77 @@ return launch(x)''')), ("crashed", "runtime_error"), "File too large"),
     "memory_bomb": ("runtime", kernel_forward(indent('''
 hog = [bytearray(1 << 28) for _ in range(64)]
 return launch(x)''')), ("crashed", "runtime_error"), "emory"),
+    # --- classes 12-17 (docs/SECURITY.md): attacks that need code past the static guards ("runtime") ---
+    # class 12: telling checked calls from timed or profiled ones, and paying only the checked ones
+    "garbage_while_timed": ("runtime", kernel_forward(indent('''
+self.calls += 1
+if self.calls >= 10:  # past the load, the trials, the profiled forward (and on the CPU the timing warm-up)
+    return torch.empty_like(x)
+return launch(x)'''), init="self.calls = 0"), "incorrect", "timed call"),
+    "garbage_under_profiler": ("runtime", kernel_forward(indent('''
+if torch.autograd.profiler._is_profiler_enabled:
+    launch(x)
+    return torch.zeros_like(x)
+return launch(x)''')), "incorrect", "profiled forward"),
+    # class 13: work deferred until the judge reads the output (a patched tensor method, a dispatch mode)
+    "fill_output_when_read": ("runtime", kernel_forward(indent('''
+y = torch.empty_like(x)
+PENDING[id(y)] = x
+return y'''), extra='''PENDING = {}
+_contiguous = torch.Tensor.contiguous
+def _late(self, *a, **k):
+    src = PENDING.pop(id(self), None)
+    if src is not None:
+        self.copy_(launch(src))
+    return _contiguous(self, *a, **k)
+torch.Tensor.contiguous = _late'''), ("rejected", "incorrect"), ""),
+    "dispatch_mode_left_on": ("runtime", kernel_forward(indent('''
+if not self.on:
+    Fill().__enter__()
+    self.on = True
+return launch(x)'''), imports="from torch.utils._python_dispatch import TorchDispatchMode", init="self.on = False",
+        extra='''class Fill(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))'''), "rejected", "mode"),
+    # class 14: the worker's timer swapped for one that reports what the candidate likes
+    "swap_worker_timer": ("runtime", kernel_forward(indent('''
+time.sleep(0.12)
+return launch(x)'''), imports="import time\nimport kernelgym.judge.worker as W",
+        extra='''def _fake(timer, calls, keep=None):
+    if keep is not None:
+        keep.extend([tuple()] * 0)
+    out = []
+    for i in range(calls):
+        args = timer.make_args(i)
+        y = timer.fn(*args)
+        if keep is not None:
+            keep.append((y,))
+        out.append(1e-6)
+    return out
+W._time_block = _fake'''), "rejected", ""),
+    # class 15: the sandbox itself: privileged calls, other namespaces, the runner's files
+    "privileged_syscalls": ("runtime", kernel_forward(indent("return launch(x)"), imports="import ctypes, os",
+        extra='''_libc = ctypes.CDLL(None, use_errno=True)
+_escaped = [name for name, call in (
+    ("unshare(NEWUSER)", lambda: _libc.unshare(0x10000000)),
+    ("unshare(NEWNS)", lambda: _libc.unshare(0x00020000)),
+    ("mount", lambda: _libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)),
+    ("umount /proc", lambda: _libc.umount2(b"/proc", 2)),
+    ("ptrace(ATTACH, 1)", lambda: _libc.ptrace(16, 1, None, None)),
+    ("setns", lambda: _libc.setns(os.open("/proc/self/ns/net", os.O_RDONLY), 0)),
+    ("setsid", lambda: _libc.setsid()),
+    ("setpgid", lambda: _libc.setpgid(0, 0)),
+) if call() == 0]
+if _escaped:
+    raise RuntimeError("escaped the sandbox with: " + ", ".join(_escaped))'''), "ok", ""),
+    # class 16: the checked text is not the code that runs (a coding declaration decodes the file differently)
+    "hidden_by_encoding": ("runtime", "# -*- coding: utf-7 -*-\n# +AAo-raise RuntimeError('hidden code ran')\n"
+                           + kernel_forward(indent("return launch(x)")), "ok", ""),
+    # class 17: making the runner hang on a file it reads (the log replaced by a FIFO)
+    "fifo_for_the_log": ("runtime", kernel_forward(indent('''
+if os.path.exists("log.txt") and not os.path.exists("log.fifo"):
+    os.unlink("log.txt")
+    os.mkfifo("log.txt")
+    os.mkfifo("log.fifo")
+return launch(x)'''), imports="import os"), "ok", ""),
 }

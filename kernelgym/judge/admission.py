@@ -1,0 +1,151 @@
+"""GPU admission: which evaluations may use a GPU at once, and for what.
+
+A writer-preferring readers-writer lock (many evaluations may share a GPU to compile and check, one times alone)
+and a memory budget (evaluations reserve their estimated GPU memory for their whole run), bundled per device as a
+:class:`GpuAdmission` that the judge hands to each session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+
+class SharedExclusiveLock:
+    """``shared()`` may be held by many threads at once; ``exclusive()`` by one thread with no sharer.
+
+    A waiting exclusive holder blocks new sharers (writer preference), so timing is never starved by a stream of
+    compilations.
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._sharers = 0
+        self._writer = False
+        self._writers_waiting = 0
+
+    @contextlib.contextmanager
+    def shared(self):
+        with self._cond:
+            while self._writer or self._writers_waiting:
+                self._cond.wait()
+            self._sharers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._sharers -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def exclusive(self):
+        with self._cond:
+            self._writers_waiting += 1
+            while self._writer or self._sharers:
+                self._cond.wait()
+            self._writers_waiting -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+class NoLock:
+    """Stand-in when evaluations never overlap (a single local Judge)."""
+
+    @contextlib.contextmanager
+    def shared(self):
+        yield
+
+    @contextlib.contextmanager
+    def exclusive(self):
+        yield
+
+
+class MemoryBudget:
+    """Admission by GPU memory: evaluations reserve their estimated need for their whole run, and wait while the
+    reservations would exceed ``capacity`` bytes. One evaluation alone is always admitted, however large, so a
+    task bigger than the budget runs by itself instead of never.
+    """
+
+    def __init__(self, capacity: int):
+        self.capacity = int(capacity)
+        self._cond = threading.Condition()
+        self.reserved = 0
+        self.holders = 0
+
+    @contextlib.contextmanager
+    def reserve(self, nbytes: int):
+        nbytes = max(0, min(int(nbytes), self.capacity))
+        with self._cond:
+            while self.holders and self.reserved + nbytes > self.capacity:
+                self._cond.wait()
+            self.reserved += nbytes
+            self.holders += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.reserved -= nbytes
+                self.holders -= 1
+                self._cond.notify_all()
+
+
+class NoBudget:
+    """Stand-in on the CPU: no admission control."""
+
+    capacity = None
+
+    @contextlib.contextmanager
+    def reserve(self, nbytes: int):
+        yield
+
+
+#: share of a GPU's memory that reservations may take (the rest: CUDA contexts, allocator slack, fragmentation)
+GPU_MEMORY_SHARE = 0.8
+_PER_DEVICE: dict[str, tuple[SharedExclusiveLock, MemoryBudget]] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def for_device(device: str) -> tuple[SharedExclusiveLock, MemoryBudget]:
+    """The process-wide timing lock and memory budget of one GPU: every Judge of this process on ``device`` shares
+    them, so evaluations in threads (JudgePool, collect, a Ray actor) never time at once or overfill the GPU."""
+    import torch
+
+    index = torch.device(device).index or 0
+    key = f"cuda:{index}"
+    with _REGISTRY_LOCK:
+        if key not in _PER_DEVICE:
+            total = torch.cuda.get_device_properties(index).total_memory
+            _PER_DEVICE[key] = (SharedExclusiveLock(), MemoryBudget(int(total * GPU_MEMORY_SHARE)))
+        return _PER_DEVICE[key]
+
+
+class GpuAdmission:
+    """What a session asks before it uses the GPU: ``memory(nbytes)`` for the whole run, ``shared()`` to compile
+    and check, ``exclusive()`` to time. :meth:`for_device` gives the process-wide admission of a GPU (judges in
+    threads of one process coordinate without being told); :meth:`none` admits everything (the CPU, one judge)."""
+
+    def __init__(self, lock, budget):
+        self.lock, self.budget = lock, budget
+
+    @classmethod
+    def none(cls) -> "GpuAdmission":
+        return cls(NoLock(), NoBudget())
+
+    @classmethod
+    def for_device(cls, device: str, lock=None) -> "GpuAdmission":
+        device_lock, budget = for_device(device)
+        return cls(lock if lock is not None else device_lock, budget)
+
+    def memory(self, nbytes: int):
+        return self.budget.reserve(nbytes)
+
+    def shared(self):
+        return self.lock.shared()
+
+    def exclusive(self):
+        return self.lock.exclusive()

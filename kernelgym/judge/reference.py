@@ -1,0 +1,151 @@
+"""The reference side of the judge (trusted): the task's own model, its outputs, its timings and the GPU's ceilings.
+
+Everything here runs in the runner's process from the task's files, which no candidate can have touched; the
+baseline cache lives in the runner's cache folder, which no worker can see (:mod:`kernelgym.judge.sandbox`).
+A :class:`ReferenceSide` is handed to each :class:`~kernelgym.judge.session.Session`; it never calls back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import Any
+
+from kernelgym.judge.baselines import BaselineCache
+from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs
+from kernelgym.judge.profiles import EvalProfile
+from kernelgym.tasks import Task
+
+#: torch.compile (dynamo) is not thread-safe: judges in threads of one process compile and run compiled
+#: references one at a time
+COMPILE_LOCK = threading.RLock()
+#: seed base of the inputs the reference is timed on (its inputs are not secret: no candidate sees them)
+TIMING_SEED = 10_007
+
+
+class ReferenceSide:
+    """The reference model of one task at a time on ``device``, and the per-task baseline cache.
+
+    Args:
+        device: ``"cpu"`` or ``"cuda[:i]"``.
+        cache_dir: the runner's cache folder (``baselines.json``).
+        device_name: the device as results describe it (part of every cache key).
+        torch_version: part of every cache key.
+    """
+
+    def __init__(self, device: str, cache_dir: Path, device_name: str, torch_version: str):
+        self.device, self.on_cpu = device, device == "cpu"
+        self.device_name, self.torch_version = device_name, torch_version
+        self.baselines = BaselineCache(Path(cache_dir) / "baselines.json")
+        self._references: dict[str, Any] = {}
+        self._compiled: dict = {}
+
+    # -- outputs -----------------------------------------------------------------------------------------------
+    def model(self, task: Task, init_seed: int):
+        """The reference module and model for ``task`` on this device (models cached per init seed)."""
+        key = f"{task.id}:{task.digest}"
+        cached = self._references.get(key)
+        if cached is None:
+            cached = {"module": task.load_module(small=self.on_cpu), "models": {}}
+            self._references = {key: cached}  # keep one task's reference alive at a time
+        models = cached["models"]
+        if init_seed not in models:
+            if len(models) >= 2:
+                models.pop(next(iter(models)))
+            models[init_seed] = build_model(cached["module"], cached["module"].Model, init_seed, self.device,
+                                            task.dtype)
+        return cached["module"], models[init_seed]
+
+    def outputs(self, task: Task, init_seed: int, seed: int, outlier: bool = False) -> tuple:
+        """The reference's outputs on the inputs drawn from ``seed`` (with outliers when asked)."""
+        import torch
+
+        module, model = self.model(task, init_seed)
+        with torch.no_grad():
+            return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
+
+    # -- timing --------------------------------------------------------------------------------------------------
+    def timer(self, task: Task, prof: EvalProfile):
+        """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the eager reference, for interleaved timing."""
+        from kernelgym.judge.timing import CallTimer
+
+        module, model = self.model(task, 0)
+        timer = CallTimer(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device), self.device)
+        timer.warm_up(self.timing_config(prof).warmup)
+        return timer
+
+    def timing_config(self, prof: EvalProfile):
+        return prof.cpu_timing if self.on_cpu else prof.timing
+
+    def baseline_ms(self, task: Task, prof: EvalProfile, kind: str = "eager") -> dict:
+        """Reference timing on this device (``kind`` ``"eager"`` or ``"compile"`` for ``torch.compile``), measured
+        like the candidate's and cached per (task, device, dtype, torch version, kind). Evaluations time the
+        eager reference interleaved with the candidate instead (:meth:`timer`); this measures it on its own."""
+        from kernelgym.judge.timing import time_calls
+
+        hit = self.cached_baseline(task, kind)
+        if hit is not None:
+            return hit
+        module, model = self.model(task, 0)
+        if kind == "compile":
+            model = self.compiled(task)
+            if isinstance(model, str):  # torch.compile could not handle the reference: no baseline
+                return self._store(task, kind, {"median_ms": None, "error": model})
+        try:
+            with COMPILE_LOCK if kind == "compile" else contextlib.nullcontext():  # a call may recompile
+                times = time_calls(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device),
+                                   self.device, self.timing_config(prof))
+        except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing on a later call: no baseline
+            if kind != "compile":
+                raise
+            return {"median_ms": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+        return self.store_baseline(task, times, kind)
+
+    def cached_baseline(self, task: Task, kind: str = "eager") -> dict | None:
+        return self.baselines.get(self._key(task, kind))
+
+    def store_baseline(self, task: Task, times: list[float], kind: str = "eager", **extra) -> dict:
+        """Summarize reference timings, cache them and return the summary."""
+        from kernelgym.judge.timing import summarize
+
+        return self._store(task, kind, {**summarize(times), **extra})
+
+    def _store(self, task: Task, kind: str, summary: dict) -> dict:
+        self.baselines.put(self._key(task, kind), summary)
+        return summary
+
+    def _key(self, task: Task, kind: str) -> str:
+        return self.baselines.key(task, self.device_name, self.torch_version, kind)
+
+    def compiled(self, task: Task):
+        """``torch.compile`` of the reference model, compiled (one call made); an error string if it failed."""
+        key = f"{task.id}:{task.digest}"
+        cache = self._compiled
+        if key not in cache:
+            import torch
+
+            module, model = self.model(task, 0)
+            try:
+                with COMPILE_LOCK:
+                    compiled = torch.compile(model)
+                    with torch.no_grad():
+                        compiled(*make_inputs(module, 99, self.device))
+                cache.clear()
+                cache[key] = compiled
+            except Exception as exc:  # noqa: BLE001
+                cache[key] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        return cache[key]
+
+    def ceilings(self) -> dict:
+        """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached."""
+        if self.on_cpu:
+            return {}
+        from kernelgym.hardware import measure_ceilings
+
+        key = f"ceilings|{self.device_name}|{self.torch_version}"
+        hit = self.baselines.get(key)
+        if hit is None:
+            hit = measure_ceilings(self.device)
+            self.baselines.put(key, hit)
+        return hit

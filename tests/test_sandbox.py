@@ -1,0 +1,150 @@
+"""The worker sandbox (kernelgym.judge.sandbox): what a worker can and cannot reach, how it is frozen, and that the
+judge refuses to run candidates where the sandbox cannot be set up unless the user opts into an unsafe mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import GOOD
+from kernelgym.judge import sandbox
+from kernelgym.judge.profiles import get_profile
+from kernelgym.testing.candidates import indent, kernel_forward
+
+needs_sandbox = pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
+
+
+@pytest.fixture(scope="module")
+def runtime_judge(tmp_path_factory):
+    from kernelgym.judge.runner import Judge
+
+    return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False)
+
+
+def _run_python(code: str, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def test_the_judge_refuses_to_run_where_the_sandbox_cannot_be_set_up():
+    done = _run_python("from kernelgym.judge.runner import Judge\nJudge(device='cpu')",
+                       KERNELGYM_BWRAP="/nonexistent/bwrap", KERNELGYM_SANDBOX="")
+    assert done.returncode != 0
+    assert "SandboxUnavailable" in done.stderr and "sandbox='unsafe'" in done.stderr, done.stderr[-800:]
+
+
+def test_the_unsafe_mode_flags_every_result(tmp_path, relu_task):
+    code = f"""
+import json
+from kernelgym.judge.runner import Judge
+from kernelgym.tasks import load_tasks
+from kernelgym.testing.candidates import GOOD, TEST_TASKS
+task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
+result = Judge(device="cpu", cache_dir={str(tmp_path)!r}, sandbox="unsafe").evaluate(task, GOOD)
+print(json.dumps(result.to_dict()))
+"""
+    done = _run_python(code, KERNELGYM_BWRAP="/nonexistent/bwrap")
+    assert done.returncode == 0, done.stderr[-800:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == "ok"
+    assert [f["name"] for f in result["flags"]] == ["unsandboxed"]
+
+
+@needs_sandbox
+def test_a_frozen_worker_has_every_process_stopped(tmp_path):
+    from kernelgym.judge.launch import WorkerLauncher
+    from kernelgym.judge.process import group_members
+    from kernelgym.judge.runner import worker_env
+
+    launcher = WorkerLauncher(lambda scratch: worker_env(scratch, on_cpu=True))
+    worker = launcher.take()
+    try:
+        deadline = time.monotonic() + 30
+        while len(group_members(worker.proc.pid)) < 3 and time.monotonic() < deadline:  # bwrap, its init, python
+            time.sleep(0.05)
+        members = group_members(worker.proc.pid)
+        assert len(members) >= 3
+
+        def states():
+            out = []
+            for pid in members:
+                with open(f"/proc/{pid}/stat") as f:
+                    out.append(f.read().rsplit(")", 1)[1].split()[0])
+            return out
+
+        worker.freeze(True)
+        time.sleep(0.2)
+        assert set(states()) == {"T"}
+        worker.freeze(False)
+        time.sleep(0.2)
+        assert "T" not in states()
+    finally:
+        worker.discard()
+
+
+@needs_sandbox
+def test_the_worker_cannot_reach_the_runners_cache_home_or_sockets(runtime_judge, relu_task):
+    cache = runtime_judge.cache_dir
+    runtime_judge.evaluate(relu_task, GOOD, profile=SHORT)  # fills the baseline cache
+    before = (cache / "baselines.json").read_bytes()
+    probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
+_reached = []
+for path in ({str(cache / "baselines.json")!r}, "/root/.bashrc", "/run", "/var/run", "/home"):
+    if os.path.exists(path):
+        _reached.append(path)
+try:
+    open({str(cache / "baselines.json")!r}, "w").write("{{}}")
+    _reached.append("wrote the cache")
+except OSError:
+    pass
+if _reached:
+    raise RuntimeError("reached " + ", ".join(_reached))''')
+    result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)
+    assert result.status == "ok", (result.message, result.log_tail[-500:])
+    assert (cache / "baselines.json").read_bytes() == before
+
+
+@needs_sandbox
+def test_the_worker_imports_only_what_a_worker_needs(runtime_judge, relu_task):
+    probe = kernel_forward(indent("return launch(x)"), imports="import sys", extra='''
+_loaded = [m for m in ("gymnasium", "kernelgym.envs", "kernelgym.distributed", "ray") if m in sys.modules]
+if _loaded:
+    raise RuntimeError("the worker imported " + ", ".join(_loaded))''')
+    result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)
+    assert result.status == "ok", (result.message, result.log_tail[-500:])
+
+
+def test_the_global_generator_does_not_reveal_the_input_seed(runtime_judge, relu_task):
+    """A forward that could regenerate its input from torch's global generator would know the seeds."""
+    probe = kernel_forward(indent('''
+self.calls += 1
+if self.calls <= 4:  # the load and the first trials (torch calls in the profiled forward would be flagged)
+    torch.manual_seed(torch.initial_seed())
+    again = torch.randn(x.shape)
+    if torch.equal(again, x) or torch.equal(again + 1.0, x):
+        raise RuntimeError("the input seed is visible")
+return launch(x)'''), init="self.calls = 0")
+    result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)
+    assert result.status == "ok", (result.message, result.log_tail[-500:])
+
+
+def test_stages_run_forwards_only(relu_task):
+    """The runner enters stages in the table's order, each once: a repeat is a judge bug, never a longer limit."""
+    from kernelgym.judge.protocol import STAGE_NAMES
+    from kernelgym.judge.session import Session
+
+    session = Session.__new__(Session)
+    session.stage_name, session.stage_started = "startup", time.monotonic()
+    session.result = type("R", (), {"durations": {}, "stage": "startup", "backend": "triton"})()
+    session.prof = get_profile("quick")
+    session.settings = type("S", (), {"on_cpu": True})()
+    for name in STAGE_NAMES[3:]:
+        session.enter(name)
+    with pytest.raises(RuntimeError):
+        session.enter("compile")
