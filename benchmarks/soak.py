@@ -1,11 +1,13 @@
 """Soak: many mixed steps (hostile and good) through one KernelEnv; every verdict must be the expected one.
 
-    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--prestart] [--json out.json]
+    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--prestart] [--jobs N] [--json out.json]
 
 Cycles through the exploit catalogue (kernelgym/testing/candidates.py: each with its expected statuses) and the
 honest kernel, on the scaled-relu test task. Prints the number of wrong verdicts, worker processes left over at the
 end, host RSS of this process, and (on a GPU) device memory in use before and after, measured with
 ``torch.cuda.mem_get_info`` after the judge's caches are dropped. Exit status 1 if any wrong verdict or leftover.
+With ``--jobs N`` the steps run on N threads, each with its own judges (they share the GPU through its admission,
+as judges in a Ray actor or JudgePool do).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> int:
     ap.add_argument("--device", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--prestart", action="store_true", help="judges keep a worker started one evaluation ahead")
+    ap.add_argument("--jobs", type=int, default=1, help="steps evaluated concurrently, each thread its own judges")
     args = ap.parse_args()
 
     from kernelgym.judge.profiles import get_profile
@@ -64,29 +67,52 @@ def main() -> int:
     task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
     profile = get_profile("quick").with_overrides(compile_timeout_s=30, cpu_correctness_timeout_s=30)
     common = {"device": device, "memory_limit_bytes": 3 << 30, "prestart_workers": args.prestart}
-    judges = {"guarded": Judge(**common), "runtime": Judge(static_checks=False, **common)}
-    judges["guarded"].evaluate(task, GOOD, profile=profile)  # warm caches (baseline) before measuring memory
-    for judge in judges.values():
-        judge.reference._references.clear()
-        judge.reference._compiled.clear()
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    local, made = threading.local(), []
+
+    def judges():
+        if not hasattr(local, "judges"):
+            local.judges = {"guarded": Judge(**common), "runtime": Judge(static_checks=False, **common)}
+            made.append(local.judges)
+        return local.judges
+
+    def drop_caches():
+        for pair in made:
+            for judge in pair.values():
+                judge.reference._references.clear()
+                judge.reference._compiled.clear()
+
+    judges()["guarded"].evaluate(task, GOOD, profile=profile)  # warm caches (baseline) before measuring memory
+    drop_caches()
     mem_before = device_used_mb(device)
     plan = [("good", ("guarded", GOOD, ("ok",), ""))] + [(n, c) for n, c in EXPLOITS.items()]
-    wrong, counts = [], collections.Counter()
+    wrong, counts, lock = [], collections.Counter(), threading.Lock()
     started = time.monotonic()
-    for step, (name, (mode, text, expected, words)) in zip(range(args.steps), itertools.cycle(plan)):
+
+    def one(step, name, case):
+        mode, text, expected, words = case
         expected = expected if isinstance(expected, tuple) else (expected,)
-        result = judges[mode].evaluate(task, text, profile=profile)
-        counts[result.status] += 1
+        result = judges()[mode].evaluate(task, text, profile=profile)
         said = result.message + " ".join(f["reason"] for f in result.flags)
-        if result.status not in expected or words not in said:
-            wrong.append({"step": step, "case": name, "status": result.status, "message": result.message[:200]})
-            print(f"WRONG step {step} {name}: {result.status}: {result.message[:160]}", flush=True)
-        if step % 25 == 0:
-            print(f"step {step} ({time.monotonic() - started:.0f} s) {dict(counts)}", flush=True)
-    for judge in judges.values():
-        judge.reference._references.clear()
-        judge.reference._compiled.clear()
-        judge.close()  # stops a spare worker (--prestart); every other worker is already gone
+        with lock:
+            counts[result.status] += 1
+            if result.status not in expected or words not in said:
+                wrong.append({"step": step, "case": name, "status": result.status, "message": result.message[:200]})
+                print(f"WRONG step {step} {name}: {result.status}: {result.message[:160]}", flush=True)
+            done = sum(counts.values())
+            if done % 25 == 0:
+                print(f"step {done} ({time.monotonic() - started:.0f} s) {dict(counts)}", flush=True)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for future in [pool.submit(one, step, name, case)
+                       for step, (name, case) in zip(range(args.steps), itertools.cycle(plan))]:
+            future.result()
+    drop_caches()
+    for pair in made:
+        for judge in pair.values():
+            judge.close()  # stops a spare worker (--prestart); every other worker is already gone
     mem_after = device_used_mb(device)
     report = {"device": device, "steps": args.steps, "wrong_verdicts": len(wrong), "wrong": wrong,
               "leftover_workers": leftover_workers(), "statuses": dict(counts),

@@ -119,10 +119,11 @@ def read_only_paths() -> list[str]:
     for var in ("CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV"):
         if os.environ.get(var):
             candidates.append(os.environ[var])
-    seen, out = set(), []
-    for path in sorted((os.path.normpath(p) for p in candidates), key=lambda p: (p.count(os.sep), p)):
-        if path not in seen and os.path.exists(path) and not path.startswith(("/tmp", "/dev", "/proc")):
-            seen.add(path)
+    candidates += [os.path.realpath(p) for p in candidates]  # a link's target must be visible too
+    out: list[str] = []
+    for path in sorted({os.path.normpath(p) for p in candidates}, key=lambda p: (p.count(os.sep), p)):
+        covered = any(path == b or path.startswith(b.rstrip("/") + "/") for b in out)
+        if not covered and os.path.exists(path) and not path.startswith(("/tmp", "/dev", "/proc")):
             out.append(path)
     return out
 
