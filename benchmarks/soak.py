@@ -54,6 +54,7 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--device", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--shape", default=None, help="ROWSxCOLS of the scaled-relu task (default: its own, 4096x65536)")
     ap.add_argument("--prestart", action="store_true", help="judges keep a worker started one evaluation ahead")
     ap.add_argument("--jobs", type=int, default=1, help="steps evaluated concurrently, each thread its own judges")
     args = ap.parse_args()
@@ -65,6 +66,12 @@ def main() -> int:
 
     device = args.device or default_device()
     task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
+    if args.shape:
+        import tempfile
+
+        from kernelgym.testing.candidates import resized_relu_task
+
+        task = resized_relu_task(tempfile.mkdtemp(prefix="kg-task-"), *map(int, args.shape.split("x")))
     profile = get_profile("quick").with_overrides(compile_timeout_s=30, cpu_correctness_timeout_s=30)
     common = {"device": device, "memory_limit_bytes": 3 << 30, "prestart_workers": args.prestart}
     import threading
@@ -105,23 +112,31 @@ def main() -> int:
             if done % 25 == 0:
                 print(f"step {done} ({time.monotonic() - started:.0f} s) {dict(counts)}", flush=True)
 
+    interrupted = False
     with ThreadPoolExecutor(args.jobs) as pool:
-        for future in [pool.submit(one, step, name, case)
-                       for step, (name, case) in zip(range(args.steps), itertools.cycle(plan))]:
-            future.result()
+        futures = [pool.submit(one, step, name, case)
+                   for step, (name, case) in zip(range(args.steps), itertools.cycle(plan))]
+        try:
+            for future in futures:
+                future.result()
+        except KeyboardInterrupt:  # out of time (timeout -s INT): report the steps that finished
+            interrupted = True
+            for future in futures:
+                future.cancel()
     drop_caches()
     for pair in made:
         for judge in pair.values():
             judge.close()  # stops a spare worker (--prestart); every other worker is already gone
     mem_after = device_used_mb(device)
-    report = {"device": device, "steps": args.steps, "wrong_verdicts": len(wrong), "wrong": wrong,
+    report = {"device": device, "steps": args.steps, "steps_done": sum(counts.values()), "interrupted": interrupted,
+              "jobs": args.jobs, "wrong_verdicts": len(wrong), "wrong": wrong,
               "leftover_workers": leftover_workers(), "statuses": dict(counts),
               "device_mem_used_mb_before": mem_before, "device_mem_used_mb_after": mem_after,
               "seconds": round(time.monotonic() - started, 1)}
     print(json.dumps({k: v for k, v in report.items() if k != "wrong"}))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
-    return 1 if wrong or report["leftover_workers"] else 0
+    return 1 if wrong or report["leftover_workers"] or interrupted else 0
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ def main() -> int:
     ap.add_argument("--profile", default="quick")
     ap.add_argument("--cache-dir", default="/tmp/kg-worker-start")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--shape", default=None, help="ROWSxCOLS of the scaled-relu task (default: its own, 4096x65536)")
     ap.add_argument("--modes", default="plain,prestart,unsafe")
     args = ap.parse_args()
 
@@ -52,6 +53,12 @@ def main() -> int:
     from kernelgym.testing.candidates import GOOD, TEST_TASKS, candidate
 
     task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
+    if args.shape:
+        import tempfile
+
+        from kernelgym.testing.candidates import resized_relu_task
+
+        task = resized_relu_task(tempfile.mkdtemp(prefix="kg-task-"), *map(int, args.shape.split("x")))
     kinds = [GOOD, candidate(expr="x"), candidate(expr="tl.maximum(x, 0.0) * undefined_name_kg")]
     texts = [kinds[i % len(kinds)] for i in range(args.n)]
     report = {}

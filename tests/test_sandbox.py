@@ -59,16 +59,16 @@ print(json.dumps(result.to_dict()))
 @needs_sandbox
 def test_a_frozen_worker_has_every_process_stopped(tmp_path):
     from kernelgym.judge.launch import WorkerLauncher
-    from kernelgym.judge.process import group_members
+    from kernelgym.judge.process import descendants
     from kernelgym.judge.runner import worker_env
 
     launcher = WorkerLauncher(lambda scratch: worker_env(scratch, on_cpu=True))
     worker = launcher.take()
     try:
         deadline = time.monotonic() + 30
-        while len(group_members(worker.proc.pid)) < 3 and time.monotonic() < deadline:  # bwrap, its init, python
+        while len(descendants(worker.proc.pid)) < 3 and time.monotonic() < deadline:  # bwrap, its init, python
             time.sleep(0.05)
-        members = group_members(worker.proc.pid)
+        members = descendants(worker.proc.pid)
         assert len(members) >= 3
 
         def states():

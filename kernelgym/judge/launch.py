@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Callable
 
 from kernelgym.judge import sandbox
-from kernelgym.judge.process import LOG_TAIL_CHARS, kill_group, tail_fd
+from kernelgym.judge.process import LOG_TAIL_CHARS, kill_group, signal_tree, tail_fd
 
 SHM = Path("/dev/shm")
 BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
@@ -72,13 +72,10 @@ class StartedWorker:
             pass
 
     def freeze(self, frozen: bool) -> None:
-        """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the worker: no process can leave its group,
-        the sandbox's seccomp filter refuses ``setsid``/``setpgid``."""
+        """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the worker: the sandbox process and all its
+        descendants, whatever process group they put themselves in."""
         if not self.killed:
-            try:
-                os.killpg(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
-            except (ProcessLookupError, PermissionError):
-                pass
+            signal_tree(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
 
     def log_tail(self, chars: int = LOG_TAIL_CHARS) -> str:
         """The end of what the worker printed, read through the runner's own descriptor."""

@@ -22,9 +22,47 @@ def tail_fd(fd: int, chars: int = LOG_TAIL_CHARS) -> str:
         return ""
 
 
-def group_rss_bytes(pgid: int) -> int:
-    """Resident memory of every process of the worker's group together."""
-    return sum(rss_bytes(pid) or 0 for pid in group_members(pgid))
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process descended from it (one scan of ``/proc``). In the sandbox this is every
+    process of the worker: orphans are adopted by its PID namespace's init, itself a descendant."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] not in ("Z", "X"):
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def signal_tree(root: int, signum: int, rounds: int = 3) -> None:
+    """Send ``signum`` to ``root`` and all its descendants, rescanning so that processes started meanwhile are
+    reached too (a stopped or killed process starts no more)."""
+    sent: set[int] = set()
+    for _ in range(rounds):
+        fresh = [pid for pid in descendants(root) if pid not in sent]
+        if not fresh:
+            return
+        for pid in fresh:
+            try:
+                os.kill(pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+        sent.update(fresh)
+
+
+def tree_rss_bytes(root: int) -> int:
+    """Resident memory of ``root`` and all its descendants together."""
+    return sum(rss_bytes(pid) or 0 for pid in descendants(root))
 
 
 def rss_bytes(pid: int) -> int | None:
@@ -39,7 +77,9 @@ def rss_bytes(pid: int) -> int | None:
 
 
 def kill_group(proc: subprocess.Popen) -> None:
-    """Kill the worker and everything it started (its own session/process group), then reap it."""
+    """Kill the worker and everything it started (its process group and every descendant), then reap it."""
+    tree = descendants(proc.pid)
+    signal_tree(proc.pid, signal.SIGKILL)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -58,6 +98,24 @@ def kill_group(proc: subprocess.Popen) -> None:
         except OSError:
             pass
     wait_group_gone(proc.pid)
+    wait_gone(tree)
+
+
+def wait_gone(pids: list[int], timeout: float = 5.0) -> None:
+    """Block until none of ``pids`` is a live process any more."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        alive = []
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                        alive.append(pid)
+            except OSError:
+                pass
+        if not alive:
+            return
+        time.sleep(0.02)
 
 
 def group_members(pgid: int) -> list[int]:

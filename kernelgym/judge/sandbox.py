@@ -8,10 +8,12 @@ Every worker runs under :func:`command`, which wraps its argv in ``bwrap`` (the 
   resource of the runner's namespaces (no ptrace, no ``setns``, no mounts that matter);
 - **seccomp** (:data:`DENIED_SYSCALLS`, built with libseccomp through ``pyseccomp``): mount/umount, namespace
   changes (``unshare``, ``setns``, ``clone`` with namespace flags), ``ptrace`` and ``process_vm_*``, kernel keyrings,
-  ``bpf``, ``perf_event_open``, ``io_uring``, module loading, clock changes, and ``setsid``/``setpgid`` (so no process
-  can leave the worker's process group, which the runner freezes and kills as one) fail with ``EPERM``;
+  ``bpf``, ``perf_event_open``, ``io_uring``, module loading and clock changes fail with ``EPERM`` (``setsid`` and
+  ``setpgid`` stay allowed: build tools such as ninja start their jobs in process groups of their own; the runner
+  freezes and kills every descendant of the sandbox, not a process group);
 - **its own PID, network, IPC, UTS and cgroup namespaces**: it sees only its own processes in its own ``/proc``,
-  has no network (only a loopback that is down), and dies with the runner (``--die-with-parent``);
+  has no network (only a loopback that is down), and dies with the runner (``--die-with-parent``); every process it
+  starts, orphans included (they are adopted by the namespace's init), stays a descendant of the sandbox process;
 - **a read-only view of only what it needs** (:func:`read_only_paths`: system directories, the Python installation,
   the import path, the CUDA toolkit), a private ``/tmp`` and ``/dev`` (with the GPU's device nodes alone), and
   write access to exactly the paths the runner names: its scratch folder, its transfer folder, and for CUDA
@@ -44,7 +46,7 @@ DENIED_SYSCALLS = (
     "io_uring_setup", "io_uring_enter", "io_uring_register", "init_module", "finit_module", "delete_module",
     "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff", "syslog", "acct", "quotactl",
     "open_by_handle_at", "name_to_handle_at", "fanotify_init", "lookup_dcookie", "personality", "iopl", "ioperm",
-    "clock_settime", "settimeofday", "adjtimex", "clock_adjtime", "setsid", "setpgid",
+    "clock_settime", "settimeofday", "adjtimex", "clock_adjtime",
 )
 #: ``clone`` flags that create namespaces: a clone with any of them fails (``clone3`` is refused as a whole, its
 #: flags live in memory seccomp cannot read; the C library then falls back to ``clone``).

@@ -21,7 +21,7 @@ from kernelgym.judge.admission import GpuAdmission
 from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
 from kernelgym.judge.inputs import call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
-from kernelgym.judge.process import LOG_TAIL_CHARS, group_rss_bytes
+from kernelgym.judge.process import LOG_TAIL_CHARS, tree_rss_bytes
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -127,7 +127,7 @@ class Session:
         raise Verdict("crashed", f"the worker sent {header.get('event')!r} where {event!r} was due")
 
     def _check_memory(self) -> None:
-        rss = group_rss_bytes(self.worker.proc.pid)
+        rss = tree_rss_bytes(self.worker.proc.pid)
         if rss > self.settings.memory_limit_bytes:
             raise Verdict("crashed", f"the worker used {rss / 2**30:.1f} GiB of host memory, over the "
                                       f"{self.settings.memory_limit_bytes / 2**30:.1f} GiB limit; it was killed")

@@ -85,6 +85,19 @@ class ModelNew(nn.Module):
 '''
 
 
+def resized_relu_task(directory, rows: int, cols: int):
+    """The scaled-relu test task with its default shape set to ``rows`` x ``cols``, written under ``directory``
+    (benchmarks on a GPU use a small one: at the default 4096 x 65536 every output is 1 GiB)."""
+    from kernelgym.tasks import load_tasks
+
+    text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
+    text = text.replace("\nB = 4096\n", f"\nB = {int(rows)}\n").replace("\nD = 65536\n", f"\nD = {int(cols)}\n")
+    target = Path(directory) / "level1"
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "1_scaled_relu.py").write_text(text)
+    return load_tasks(Path(directory)).get("L1/1_scaled_relu")
+
+
 def indent(code: str) -> str:
     return "\n".join("        " + line for line in code.strip().splitlines())
 
@@ -194,6 +207,9 @@ return launch(x)''')), "rejected", "open"),
     "spawn_process": ("runtime", kernel_forward(indent('''
 subprocess.Popen(["sleep", "300"])
 return launch(x)'''), imports="import subprocess"), "ok", ""),   # allowed to run, but must not outlive the eval
+    "spawn_detached_process": ("runtime", kernel_forward(indent('''
+subprocess.Popen(["sleep", "300"], start_new_session=True)  # a session and group of its own
+return launch(x)'''), imports="import subprocess"), "ok", ""),
     "kill_the_runner": ("runtime", kernel_forward(indent('''
 os.kill(int(os.environ.get("KERNELGYM_RUNNER_PID", "1")), signal.SIGKILL)
 return launch(x)'''), imports="import os, signal"), ("runtime_error", "ok", "crashed"), ""),
@@ -268,8 +284,6 @@ _escaped = [name for name, call in (
     ("umount /proc", lambda: _libc.umount2(b"/proc", 2)),
     ("ptrace(ATTACH, 1)", lambda: _libc.ptrace(16, 1, None, None)),
     ("setns", lambda: _libc.setns(os.open("/proc/self/ns/net", os.O_RDONLY), 0)),
-    ("setsid", lambda: _libc.setsid()),
-    ("setpgid", lambda: _libc.setpgid(0, 0)),
 ) if call() == 0]
 if _escaped:
     raise RuntimeError("escaped the sandbox with: " + ", ".join(_escaped))'''), "ok", ""),
