@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
+import linecache
+
 import pytest
 
 from conftest import GOOD, candidate
 from kernelgym.judge.guards import check_source
+from kernelgym.tasks import BUNDLED_TASKS
+
+SOLUTIONS = sorted((BUNDLED_TASKS / "solutions").glob("*/*/*.py"))
 
 
 def names(source, backend="triton"):
@@ -54,3 +60,100 @@ def test_backend_requirements():
             "class ModelNew:\n    pass\n")
     assert names(cuda, "cuda") == set()
     assert "forbidden_cuda" in names(cuda.replace("{}", "{ cublasSgemm(h); }"), "cuda")
+
+
+@pytest.mark.parametrize("source, flag", [
+    (candidate(pre='torch.sys.modules["os"].abort()'), "forbidden_module_alias"),
+    (candidate(imports="import numpy as np", pre='np.os.system("id")'), "forbidden_module_alias"),
+    (candidate(pre="src = triton.runtime.jit.inspect.getsource(ModelNew)"), "forbidden_module_alias"),
+    (candidate(pre="q = torch.multiprocessing.SimpleQueue()"), "forbidden_module_alias"),
+    (candidate(pre="torch._C._set_grad_enabled(True)"), "forbidden_module_alias"),
+    (candidate(pre='lib = torch.library.Library("aten", "IMPL")'), "forbidden_module_alias"),
+    (candidate(pre="m = torch.utils._python_dispatch"), "forbidden_module_alias"),
+    (candidate(pre="torch._dynamo.reset()"), "forbidden_module_alias"),
+    (candidate(pre="m = torch.overrides"), "forbidden_module_alias"),
+    (candidate(pre="f = triton.runtime.jit.types.FunctionType"), "forbidden_module_alias"),
+    (candidate(pre='torch.nn.modules.module.sys.modules["os"]'), "forbidden_module_alias"),
+    (candidate(imports="from torch import sys as s"), "forbidden_import"),
+    (candidate(imports="from triton.runtime.jit import inspect"), "forbidden_import"),
+    (candidate(imports="import torch._C as C"), "forbidden_import"),
+    (candidate(imports="from torch.cuda import Stream"), "forbidden_import"),
+    (candidate(imports="from operator import attrgetter"), "forbidden_import"),
+    (candidate(imports="import types"), "forbidden_import"),
+    (candidate(imports="import codecs"), "forbidden_import"),
+    (candidate(imports="import linecache"), "forbidden_import"),
+])
+def test_forbidden_module_reached_through_an_allowed_one_is_flagged(source, flag):
+    assert flag in names(source)
+
+
+@pytest.mark.parametrize("source, flag", [
+    (candidate(pre="self.register_forward_hook(lambda m, i, o: o)"), "forbidden_hook"),
+    (candidate(pre="self.register_forward_pre_hook(lambda m, a: a)"), "forbidden_hook"),
+    (candidate(pre="self.register_full_backward_hook(lambda m, gi, go: gi)"), "forbidden_hook"),
+    (candidate(pre="x.register_hook(lambda g: g)"), "forbidden_hook"),
+    (candidate(pre="torch.nn.modules.module.register_module_forward_hook(lambda m, i, o: o)"), "forbidden_hook"),
+    (candidate(pre="self._forward_hooks[0] = lambda m, i, o: o"), "forbidden_hook"),
+    (candidate(pre="torch.autograd.graph.saved_tensors_hooks(id, id).__enter__()"), "forbidden_hook"),
+    (candidate(pre="Mode = torch.utils._python_dispatch.TorchDispatchMode"), "forbidden_hook"),
+    (candidate(pre="Mode = torch.overrides.TorchFunctionMode"), "forbidden_hook"),
+    (candidate(pre="torch._C._DisableTorchDispatch().__enter__()"), "forbidden_hook"),
+    (candidate(imports="class Lazy(torch.Tensor):\n    def __torch_function__(self, *a):\n        pass"),
+     "forbidden_hook"),
+    (candidate(imports="class Later:\n    def __del__(self):\n        pass"), "forbidden_hook"),
+    (candidate(imports="from torch.nn.modules.module import register_module_forward_hook"), "forbidden_import"),
+])
+def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
+    assert flag in names(source)
+
+
+@pytest.mark.parametrize("source", [
+    candidate(pre='self.register_buffer("scale", torch.ones(1))'),
+    candidate(imports="from torch.nn.modules.utils import _pair", pre="k = _pair(3)"),
+    candidate(pre="k = torch.nn.modules.utils._pair(3)"),
+])
+def test_lookalikes_of_forbidden_names_are_not_flagged(source):
+    assert names(source) == set()
+
+
+@pytest.mark.parametrize("declaration, flagged", [
+    ("# -*- coding: utf-7 -*-\n", True),
+    ("#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n", True),
+    ("# coding=rot13\n", True),
+    ("# -*- coding: utf-8 -*-\n", False),
+    ("# coding: UTF_8\n", False),
+    ("# coding=utf8\n", False),
+])
+def test_encoding_declaration_other_than_utf8_is_flagged(declaration, flagged):
+    assert ("encoding_declaration" in names(declaration + GOOD)) is flagged
+
+
+DECOY = 'decoy = """\ndef f():\n    return "hidden"\n"""\n# {breaks}\ndef f():\n    return "checked"\n'
+
+
+@pytest.mark.parametrize("char", ["\x0c", "\x0b", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_line_break_only_splitlines_sees_is_flagged(char):
+    # why: the worker seeds linecache with source.splitlines() and Triton reads kernels with inspect.getsource, so
+    # such breaks (harmless to Python in a comment) shift the lines Triton reads onto a kernel hidden in a string
+    source, path = DECOY.format(breaks=char * 3), f"<decoy-{ord(char)}>"
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    namespace = {}
+    exec(compile(source, path, "exec"), namespace)  # noqa: S102 - the test's own text
+    assert namespace["f"]() == "checked" and "hidden" in inspect.getsource(namespace["f"])
+    del linecache.cache[path]
+    assert "line_break_mismatch" in names(GOOD.replace("pass", f"pass  # {char}", 1))
+
+
+@pytest.mark.parametrize("char", ["\0", "\ufeff"])
+def test_nul_and_byte_order_mark_are_flagged(char):
+    assert "hidden_character" in names(GOOD.replace("pass", f"s = '{char}'", 1))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: "/".join(p.parts[-3:]))
+def test_every_bundled_solution_passes_the_static_checks(path):
+    backend = path.parent.parent.name
+    assert check_source(path.read_text(), backend) == []
+
+
+def test_bundled_solutions_cover_both_backends():
+    assert {p.parent.parent.name for p in SOLUTIONS} == {"triton", "cuda"}

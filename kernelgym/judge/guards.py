@@ -4,6 +4,34 @@ Each check returns flags ``(name, reason)``; any flag rejects the candidate (sta
 a first line only: every class they target is also defended at run time (process isolation, fresh inputs,
 trusted-side comparison, device-wide synchronisation), since source can be obfuscated. docs/SECURITY.md lists
 what each check catches and its known limits.
+
+The text checked is the text that runs: the worker compiles the request's very string (``compile(source)``), not a
+file, so no decoding step lies between the two. Three things could still make other readers of that text see
+different code, and are flagged before parsing:
+
+* ``encoding_declaration``: a PEP 263 coding line (``# -*- coding: utf-7 -*-``) other than UTF-8. ``ast.parse`` and
+  ``compile`` ignore it on a ``str``, but anything that imports or reads the candidate's file as bytes honours it,
+  and utf-7 or a rot13-like codec turns comments into code.
+* ``line_break_mismatch``: characters that ``str.splitlines`` treats as line breaks but Python's tokenizer does not
+  (``\\v \\f \\x1c-\\x1e \\x85 U+2028 U+2029``). The worker seeds ``linecache`` with ``source.splitlines()`` and
+  Triton reads a kernel's text with ``inspect.getsource``, which indexes those lines by the compiled line number:
+  each extra break shifts the lines, so Triton would compile a kernel hidden in a string above the real one.
+* ``hidden_character``: NUL (the text would not parse) and U+FEFF (an invisible character no kernel needs).
+
+Then, on the syntax tree:
+
+* ``forbidden_import``: modules a kernel never needs (escape, spawn, patch, introspect, rebuild or decode code), by
+  any part of the dotted name (``from torch import sys``, ``import torch.library``), and names imported from
+  anywhere that are forbidden attributes or hooks (``from torch.cuda import Stream``).
+* ``forbidden_module_alias``: an attribute named after such a module reaches it through an allowed one
+  (``torch.sys.modules``, ``np.os.system``, ``triton.runtime.jit.inspect``, ``torch._C``, ``torch.library``).
+* ``forbidden_call`` / ``forbidden_attribute``: dynamic code, reflection, streams, graphs, processes, exits.
+* ``forbidden_hook``: hooks, torch function/dispatch modes and finalizers, each a way to run code when the judge
+  calls the model, reads an output or drops an object (``register_forward_hook``, ``Tensor.register_hook``,
+  ``TorchDispatchMode``, ``_DisableTorchDispatch``, private ``_register_*`` registries, a ``__torch_function__``,
+  ``__torch_dispatch__`` or ``__del__`` method).
+* ``torch_fallback``, ``global_state``, ``try_fallback``, ``reference_reuse``, ``monkeypatch``, ``no_kernel``,
+  ``forbidden_cuda``: the candidate must do the work in its own kernels, every call, without patching anything.
 """
 
 from __future__ import annotations
@@ -17,7 +45,18 @@ FORBIDDEN_MODULES = {
     "ctypes", "cffi", "signal", "gc", "inspect", "importlib", "pickle", "marshal", "shutil", "pathlib", "builtins",
     "resource", "pty", "mmap", "tempfile", "io", "atexit", "weakref", "sysconfig", "urllib", "http", "requests",
     "kernelgym", "torch._dynamo", "torch._inductor", "torch.multiprocessing", "unittest", "code", "runpy",
+    # their C twins, and what rebuilds, finds or decodes code: operator.attrgetter/methodcaller are getattr,
+    # types.FunctionType builds functions from code objects, linecache is what Triton reads kernels from
+    "posix", "_posixsubprocess", "_thread", "_ctypes", "_signal", "_imp", "_io", "_pickle", "_operator", "operator",
+    "types", "copyreg", "dis", "traceback", "linecache", "tokenize", "codecs", "zipimport", "site", "faulthandler",
+    "tracemalloc",
+    # torch internals that register operators, override or intercept dispatch, fake tensors, or fetch code
+    "torch._C", "torch.library", "torch.overrides", "torch.utils._python_dispatch", "torch._subclasses", "torch.hub",
 }
+#: The last part of each forbidden module's name, and ``modules`` (``sys.modules``): as an attribute
+#: (``torch.sys``, ``np.os``, ``triton.runtime.jit.inspect``) or any part of an import, it reaches that module
+#: through an allowed one. None of these names is an attribute that kernel code needs.
+MODULE_ALIASES = {m.rsplit(".", 1)[-1] for m in FORBIDDEN_MODULES} | {"modules"}
 #: Built-in callables that execute or reach code or state indirectly.
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__", "globals", "locals", "vars", "open", "setattr",
                    "delattr", "getattr", "breakpoint", "input", "memoryview"}
@@ -25,11 +64,23 @@ FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__", "globals", "locals",
 FORBIDDEN_ATTRS = {
     "__class__", "__subclasses__", "__globals__", "__builtins__", "__dict__", "__code__", "__closure__",
     "__torch_function__", "__torch_dispatch__", "_make_subclass", "as_subclass", "__bases__", "__mro__",
-    "__getattribute__", "__setattr__", "__import__", "_C", "__reduce__", "f_globals", "f_locals", "f_back",
+    "__getattribute__", "__setattr__", "__import__", "_make_wrapper_subclass", "__reduce__", "f_globals",
+    "f_locals", "f_back",
     "Stream", "stream", "ExternalStream", "set_stream", "current_stream", "Event", "Graph", "CUDAGraph", "graph",
     "Thread", "Process", "Pool", "fork", "system", "popen", "kill", "exit", "_exit", "abort",
     "cudaAccessPolicyWindow", "set_per_process_memory_fraction",
 }
+#: Attribute names that install code to run later: module/tensor/autograd hooks (also the ``_forward_hooks`` dicts
+#: themselves), torch function and dispatch modes and their switches, private ``_register_*`` registries (the
+#: public ``register_buffer``/``register_parameter`` stay allowed), and the interpreter's trace/except hooks.
+HOOK_ATTR = re.compile(r"hook|torch_?(function|dispatch)|python_?dispatch|^_register_|^_(push|pop)_mode|"
+                       r"^(settrace|setprofile)$", re.IGNORECASE)
+#: Methods that torch or the interpreter call on their own: when the judge runs an op on an output, or drops it.
+HOOK_METHODS = {"__torch_function__", "__torch_dispatch__", "__del__"}
+#: Characters ``str.splitlines`` (so ``linecache``, so Triton's ``inspect.getsource``) breaks lines on, Python not.
+SPLITLINES_ONLY = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+#: A PEP 263 coding declaration, honoured on the first two lines.
+CODING_LINE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 #: torch functions that do the main work of typical tasks: calling them is a torch fallback.
 TORCH_COMPUTE = {
     "matmul", "mm", "bmm", "addmm", "addbmm", "baddbmm", "einsum", "tensordot", "mv", "dot", "inner", "outer",
@@ -72,14 +123,34 @@ def check_source(source: str, backend: str = "triton") -> list[tuple[str, str]]:
 
     Raises ``SyntaxError`` when the text is not Python (the caller reports it as a compile error).
     """
-    tree = ast.parse(source)
     flags: list[tuple[str, str]] = []
+    _check_text(source, flags)
+    if "\0" in source:
+        return flags  # not parseable: what the tokenizer would make of it is moot
+    tree = ast.parse(source)
     _check_imports(tree, flags)
     _check_calls_and_attrs(tree, flags)
+    _check_aliases_and_hooks(tree, flags)
     _check_structure(tree, flags)
     _check_monkeypatching(tree, flags)
     _check_backend(tree, source, backend, flags)
     return flags
+
+
+def _check_text(source: str, flags: list) -> None:
+    """The string is what runs; these make readers of it other than ``compile`` see different code."""
+    for line in re.split(r"\r\n|\r|\n", source, maxsplit=2)[:2]:
+        match = CODING_LINE.match(line)
+        if match and match.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
+            _flag(flags, "encoding_declaration", f"declares the source encoding {match.group(1)!r}: the file "
+                                                 f"would decode to other code than the text checked; use UTF-8")
+    match = SPLITLINES_ONLY.search(source)
+    if match:
+        _flag(flags, "line_break_mismatch", f"contains {match.group()!r}, a line break to str.splitlines but not to "
+                                            f"Python: kernel source would be read from the wrong lines")
+    for char, what in (("\0", "a NUL character"), ("\ufeff", "a byte-order mark (U+FEFF)")):
+        if char in source:
+            _flag(flags, "hidden_character", f"contains {what}: invisible characters are not allowed")
 
 
 def _check_imports(tree: ast.Module, flags: list) -> None:
@@ -90,9 +161,27 @@ def _check_imports(tree: ast.Module, flags: list) -> None:
         elif isinstance(node, ast.ImportFrom):
             names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
         for name in names:
-            for forbidden in FORBIDDEN_MODULES:
-                if name == forbidden or name.startswith(forbidden + "."):
-                    _flag(flags, "forbidden_import", f"imports {name!r}: kernels may not use {forbidden}")
+            parts = name.split(".")
+            hit = next((p for p in parts if p in MODULE_ALIASES and p != "modules"), None)  # nn.modules.utils
+            if hit:
+                _flag(flags, "forbidden_import", f"imports {name!r}: kernels may not use {hit}")
+            elif isinstance(node, ast.ImportFrom) and name != (node.module or "") \
+                    and (parts[-1] in FORBIDDEN_ATTRS or HOOK_ATTR.search(parts[-1])):
+                _flag(flags, "forbidden_import", f"imports {name!r}: a forbidden attribute or hook")
+
+
+def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in MODULE_ALIASES \
+                and not _dotted(node).endswith("nn.modules"):  # torch.nn.modules is the nn package itself
+            _flag(flags, "forbidden_module_alias", f"uses {ast.unparse(node)[:80]}: reaches the forbidden module "
+                                                   f"{node.attr!r} through another one")
+        if isinstance(node, ast.Attribute) and HOOK_ATTR.search(node.attr):
+            _flag(flags, "forbidden_hook", f"uses .{node.attr}: hooks and torch function/dispatch modes run code "
+                                           f"when the judge calls the model or reads an output")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in HOOK_METHODS:
+            _flag(flags, "forbidden_hook", f"defines {node.name}: torch or the interpreter would call it when the "
+                                           f"judge reads or drops an output")
 
 
 def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:

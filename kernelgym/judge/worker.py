@@ -26,6 +26,7 @@ its own clock on the timings. The runner kills the worker's whole process group 
 
 from __future__ import annotations
 
+import io
 import json
 import linecache
 import os
@@ -163,7 +164,8 @@ class Worker:
         path = os.path.join(self.req["scratch"], "candidate.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(source)
-        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+        # lines as Python's tokenizer splits them (str.splitlines would also split at form feeds and the like)
+        linecache.cache[path] = (len(source), None, io.StringIO(source, newline=None).readlines(), path)
         try:
             code = compile(source, path, "exec", dont_inherit=True)
             candidate = types.ModuleType("candidate")
