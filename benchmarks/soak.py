@@ -62,7 +62,7 @@ def main() -> int:
     from kernelgym.judge.profiles import get_profile
     from kernelgym.judge.runner import Judge, default_device
     from kernelgym.tasks import load_tasks
-    from kernelgym.testing.candidates import EXPLOITS, GOOD, TEST_TASKS
+    from kernelgym.testing.candidates import EXPLOIT_POLICY, EXPLOITS, GOOD, TEST_TASKS
 
     device = args.device or default_device()
     task = load_tasks(TEST_TASKS).get("L1/1_scaled_relu")
@@ -101,7 +101,7 @@ def main() -> int:
     def one(step, name, case):
         mode, text, expected, words = case
         expected = expected if isinstance(expected, tuple) else (expected,)
-        result = judges()[mode].evaluate(task, text, profile=profile)
+        result = judges()[mode].evaluate(task, text, profile=profile, torch_policy=EXPLOIT_POLICY.get(name, "partial"))
         said = result.message + " ".join(f["reason"] for f in result.flags)
         with lock:
             counts[result.status] += 1

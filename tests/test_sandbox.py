@@ -148,3 +148,17 @@ def test_stages_run_forwards_only(relu_task):
         session.enter(name)
     with pytest.raises(RuntimeError):
         session.enter("compile")
+
+
+@needs_sandbox
+def test_an_extension_builds_with_ninja_inside_the_sandbox(tmp_path, relu_task):
+    """load_inline runs ninja, which starts its compiler jobs in process groups of their own (setpgid): the sandbox
+    must allow that (CUDA candidates build the same way on a GPU)."""
+    from kernelgym.judge.runner import Judge
+
+    text = kernel_forward(indent("return launch(x)"), imports="from torch.utils.cpp_extension import load_inline",
+                          extra='''
+_ext = load_inline(name="kg_cpp_probe", cpp_sources="int add_one(int x) { return x + 1; }", functions=["add_one"])
+assert _ext.add_one(41) == 42''')
+    result = Judge(device="cpu", cache_dir=tmp_path, static_checks=False).evaluate(relu_task, text, profile=SHORT)
+    assert result.status == "ok", (result.message, result.log_tail[-800:])

@@ -18,8 +18,10 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-def evaluate(task, source: str, backend: str = "triton", profile="quick", device: str | None = None) -> EvalResult:
-    """Evaluate ``source`` (raw LLM text or a Python file) for ``task``; never raises on the candidate's behalf.
+def evaluate(task, source: str, backend: str = "triton", profile="quick", device: str | None = None,
+             torch_policy: str = "partial") -> EvalResult:
+    """Evaluate ``source`` (raw LLM text or a Python file) for ``task`` under ``torch_policy`` (``"strict"``,
+    ``"partial"``, ``"off"``: :mod:`kernelgym.judge.policy`); never raises on the candidate's behalf.
 
     ``task`` may be a :class:`~kernelgym.tasks.Task` or a task id of the bundled suite.
     """
@@ -31,4 +33,4 @@ def evaluate(task, source: str, backend: str = "triton", profile="quick", device
     judge = _default_judges.get(device)
     if judge is None:
         judge = _default_judges[device] = Judge(device=device)
-    return judge.evaluate(task, source, backend=backend, profile=profile)
+    return judge.evaluate(task, source, backend=backend, profile=profile, torch_policy=torch_policy)

@@ -39,6 +39,8 @@ from __future__ import annotations
 import ast
 import re
 
+from kernelgym.judge import policy
+
 #: Modules a kernel never needs; importing them is how candidates escape, spawn, patch or hide work.
 FORBIDDEN_MODULES = {
     "os", "sys", "subprocess", "multiprocessing", "threading", "_thread", "concurrent", "asyncio", "socket",
@@ -95,12 +97,15 @@ TORCH_COMPUTE = {
 _TORCH_MODULE_NAMES = {"torch", "F", "nn", "functional", "linalg", "special", "fft", "ops", "aten"}
 _NN_CONTAINERS = {"Parameter", "ParameterList", "ParameterDict", "ModuleList", "ModuleDict", "Identity"}
 
-#: C++/CUDA text that calls library compute or escapes the process.
+#: C++/CUDA text that escapes the process or hides work (a hard rule under every torch policy). Exiting or raising
+#: in host code is ordinary error handling, not listed: a worker that exits is caught at run time (``crashed``).
 CUDA_FORBIDDEN = re.compile(
+    r"\b(std::thread|pthread_create|fork|system|popen|exec[lv]p?e?|cudaStreamCreate\w*|cudaAccessPolicyWindow|"
+    r"cudaStreamSetAttribute|dlopen|kill)\s*[(:]")
+#: C++/CUDA text that calls library compute: a torch fallback, rejected under the ``strict`` policy only.
+CUDA_LIBRARY_COMPUTE = re.compile(
     r"\b(cublas\w*|cudnn\w*|cutlass|at::(matmul|mm|bmm|addmm|conv\w*|linear|softmax|einsum|native)|"
-    r"torch::(matmul|mm|bmm|addmm|conv\w*|linear|softmax|einsum|nn)|std::thread|pthread_create|fork|system|"
-    r"popen|exec[lv]p?e?|cudaStreamCreate\w*|cudaAccessPolicyWindow|cudaStreamSetAttribute|dlopen|kill|"
-    r"raise|abort|exit|_exit)\s*[(:]")
+    r"torch::(matmul|mm|bmm|addmm|conv\w*|linear|softmax|einsum|nn))\s*[(:]")
 
 
 def _flag(flags: list, name: str, reason: str) -> None:
@@ -118,11 +123,16 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-def check_source(source: str, backend: str = "triton") -> list[tuple[str, str]]:
-    """Return the static flags for ``source``; an empty list means the static stage passes.
+def check_source(source: str, backend: str = "triton", torch_policy: str = "strict") -> list[tuple[str, str]]:
+    """Return the static flags for ``source`` under ``torch_policy`` (:mod:`kernelgym.judge.policy`: the
+    ``torch_fallback`` flags apply under ``strict`` only); an empty list means the static stage passes.
 
     Raises ``SyntaxError`` when the text is not Python (the caller reports it as a compile error).
     """
+    return [f for f in _all_flags(source, backend) if policy.applies(f[0], torch_policy)]
+
+
+def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     flags: list[tuple[str, str]] = []
     _check_text(source, flags)
     if "\0" in source:
@@ -284,7 +294,11 @@ def _check_backend(tree: ast.Module, source: str, backend: str, flags: list) -> 
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 match = CUDA_FORBIDDEN.search(node.value)
                 if match:
-                    _flag(flags, "forbidden_cuda", f"CUDA source uses {match.group(1)}: library compute, threads, "
-                                                   f"processes and exits are not allowed")
+                    _flag(flags, "forbidden_cuda", f"CUDA source uses {match.group(1)}: threads, processes, "
+                                                   f"streams and cache-policy changes are not allowed")
+                match = CUDA_LIBRARY_COMPUTE.search(node.value)
+                if match:
+                    _flag(flags, "torch_fallback", f"CUDA source calls {match.group(1)}: library compute (allowed "
+                                                   f"under the partial and off torch policies)")
     else:
         raise ValueError(f"unknown backend {backend!r}; use 'triton' or 'cuda'")

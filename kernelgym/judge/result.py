@@ -26,6 +26,8 @@ speedup_compile    compile_baseline_ms / runtime_ms
 timing_meaningful  False on CPU (interpreter) or when timing was skipped; speedups then carry no GPU meaning
 iou, mfu           achieved bytes/s over peak bandwidth, achieved FLOP/s over peak (fractions), or ``None``
 kernel_coverage    share of GPU time inside the candidate's own kernels (``None`` when not profiled)
+torch_policy       the torch-use policy the candidate was judged under: ``strict`` | ``partial`` | ``off``
+                   (:mod:`kernelgym.judge.policy`)
 flags              list of ``{"name", "reason"}``: hack / anomaly flags raised by the guards
 durations          seconds spent per stage, rounded to the millisecond, e.g. ``{"static": 0.001, "compile": 1.2, ...}``
 versions           library versions on the evaluating side
@@ -67,6 +69,7 @@ class EvalResult:
     iou: float | None = None
     mfu: float | None = None
     kernel_coverage: float | None = None
+    torch_policy: str = "partial"
     flags: list = field(default_factory=list)
     durations: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)

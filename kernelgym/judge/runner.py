@@ -22,7 +22,7 @@ import time
 import weakref
 from pathlib import Path
 
-from kernelgym.judge import guards
+from kernelgym.judge import guards, policy
 from kernelgym.judge.admission import GpuAdmission
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.extract import ExtractionError, extract_code
@@ -104,12 +104,14 @@ class Judge:
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------
-    def evaluate(self, task: Task, text: str, backend: str = "triton",
-                 profile: str | EvalProfile = "quick") -> EvalResult:
-        """Evaluate one candidate text for ``task``. Never raises on anything the text contains."""
+    def evaluate(self, task: Task, text: str, backend: str = "triton", profile: str | EvalProfile = "quick",
+                 torch_policy: str = policy.DEFAULT) -> EvalResult:
+        """Evaluate one candidate text for ``task`` under ``torch_policy`` (:mod:`kernelgym.judge.policy`). Never
+        raises on anything the text contains (ValueError for an unknown profile or policy)."""
         prof = get_profile(profile)
         result = EvalResult(task_id=task.id, backend=backend, device=self.describe_device(), profile=prof.name,
-                            versions=self.versions(), hardware={"device": self.device})
+                            versions=self.versions(), hardware={"device": self.device},
+                            torch_policy=policy.check(torch_policy))
         if self.sandbox == "unsafe":
             result.add_flag("unsandboxed", "the worker ran without the sandbox (sandbox='unsafe'): the candidate "
                                            "had the judge's privileges, so this verdict is not trustworthy")
@@ -165,7 +167,7 @@ class Judge:
         result.stage = "static"
         try:
             compile(source, "candidate.py", "exec", dont_inherit=True)  # syntax, always checked
-            flags = guards.check_source(source, backend) if self.static_checks else []
+            flags = guards.check_source(source, backend, result.torch_policy) if self.static_checks else []
         except SyntaxError as exc:
             raise Verdict("compile_error", f"syntax error at line {exc.lineno}: {exc.msg}") from None
         except ValueError as exc:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from kernelgym.judge import sandbox
+from kernelgym.judge import policy, sandbox
 from kernelgym.judge.admission import GpuAdmission
 from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
 from kernelgym.judge.inputs import call_seed, secret_seed
@@ -266,21 +266,25 @@ class Session:
         names = report.get("candidate_kernels") or []
         res = self.result
         before = len(res.flags)
+        found = []  # (flag, reason) as measured; the torch policy decides which of them reject
         aten = report.get("aten_compute_ops") or []
         if aten:
-            res.add_flag("torch_fallback", f"torch operators did compute in the forward: {', '.join(aten[:5])}")
+            found.append(("torch_fallback", f"torch operators did compute in the forward: {', '.join(aten[:5])}"))
         if self.settings.on_cpu:
             launched = sum(int(v) for k, v in (report.get("interpreter_launches") or {}).items() if k in names)
             if launched == 0:
-                res.add_flag("no_custom_kernel", "none of the candidate's kernels was launched in the forward")
+                found.append(("no_custom_kernel", "none of the candidate's kernels was launched in the forward"))
         else:
             res.kernel_coverage = report.get("coverage")
             if not report.get("launched"):
-                res.add_flag("no_custom_kernel", "none of the candidate's kernels ran on the GPU in the forward")
+                found.append(("no_custom_kernel", "none of the candidate's kernels ran on the GPU in the forward"))
             elif res.kernel_coverage is not None and res.kernel_coverage < self.settings.min_kernel_coverage:
                 foreign = ", ".join(k["name"][:60] for k in report.get("foreign_kernels", [])[:3])
-                res.add_flag("low_kernel_coverage", f"only {100 * res.kernel_coverage:.0f}% of GPU time was in the "
-                                                    f"candidate's kernels (others: {foreign})")
+                found.append(("low_kernel_coverage", f"only {100 * res.kernel_coverage:.0f}% of GPU time was in the "
+                                                     f"candidate's kernels (others: {foreign})"))
+        for name, reason in found:
+            if policy.applies(name, res.torch_policy):
+                res.add_flag(name, reason)
         if len(res.flags) > before:
             self.send(Command.STOP)
             raise Verdict("rejected", f"rejected: {res.flags[before]['reason']}")

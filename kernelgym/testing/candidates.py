@@ -102,6 +102,10 @@ def indent(code: str) -> str:
     return "\n".join("        " + line for line in code.strip().splitlines())
 
 
+#: exploits judged under a torch policy other than the default (``partial`` lets torch do part of the work, so
+#: torch doing all of it beside a trivial kernel is caught by the ``strict`` policy's coverage and aten rules)
+EXPLOIT_POLICY = {"torch_fallback_trivial_kernel": "strict"}
+
 EXPLOITS = {
     # class 1: output caching across calls
     "cache_by_shape": ("guarded", kernel_forward(indent('''
