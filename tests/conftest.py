@@ -33,6 +33,9 @@ def judge(tmp_path_factory):
 def worker_processes(owner: int | None = None, idle_groups=()) -> list[int]:
     """PIDs of live judge workers started by the process ``owner`` (default: this one) and their children, leaving
     out the process groups in ``idle_groups`` (spare workers started ahead that have run no candidate code)."""
+    import gc
+
+    gc.collect()  # judges no longer reachable stop their spare workers (weakref.finalize) before the count
     owner = os.getpid() if owner is None else owner
     tag = f"KERNELGYM_RUNNER_PID={owner}".encode()
     pids = []

@@ -28,13 +28,17 @@ def test_good_kernel_is_timed_against_eager_with_coverage_and_iou(gpu_judge, rel
           result.iou, result.kernel_coverage, result.durations)
 
 
-def test_torch_doing_the_work_beside_a_trivial_kernel_is_rejected(gpu_judge, relu_task):
+def test_torch_doing_the_work_beside_a_trivial_kernel_is_rejected_under_strict(gpu_judge, relu_task):
     # the static guard is evaded with a dynamic attribute chain; the profiler still sees torch's kernels
     text = candidate(pre="x = (x.clamp(min=0) * 2 + 1 - 1) / 2", expr="tl.maximum(x, 0.0) * 2.0 + 1.0")
     judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, static_checks=False)
-    result = judge.evaluate(relu_task, text)
+    result = judge.evaluate(relu_task, text, torch_policy="strict")
     assert result.status == "rejected", result.message
     assert any(f["name"] in ("low_kernel_coverage", "torch_fallback") for f in result.flags)
+    # under the default policy torch may do part of the work: accepted, its share reported
+    partial = judge.evaluate(relu_task, text)
+    assert partial.status == "ok", partial.message
+    assert partial.kernel_coverage is not None and partial.kernel_coverage < 0.9
 
 
 def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
