@@ -22,10 +22,9 @@ def tail_fd(fd: int, chars: int = LOG_TAIL_CHARS) -> str:
         return ""
 
 
-def descendants(root: int) -> list[int]:
-    """``root`` and every live process descended from it (one scan of ``/proc``). In the sandbox this is every
-    process of the worker: orphans are adopted by its PID namespace's init, itself a descendant."""
-    children: dict[int, list[int]] = {}
+def live_processes() -> dict[int, tuple[int, int]]:
+    """Every live (not zombie) process: pid -> (parent pid, process group), from one scan of ``/proc``."""
+    out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -35,7 +34,16 @@ def descendants(root: int) -> list[int]:
         except OSError:
             continue
         if fields[0] not in ("Z", "X"):
-            children.setdefault(int(fields[1]), []).append(int(entry))
+            out[int(entry)] = (int(fields[1]), int(fields[2]))
+    return out
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process descended from it. In the sandbox this is every process of the worker:
+    orphans are adopted by its PID namespace's init, itself a descendant."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in live_processes().items():
+        children.setdefault(parent, []).append(pid)
     out, todo = [], [root]
     while todo:
         pid = todo.pop()
@@ -104,33 +112,12 @@ def kill_group(proc: subprocess.Popen) -> None:
 def wait_gone(pids: list[int], timeout: float = 5.0) -> None:
     """Block until none of ``pids`` is a live process any more."""
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        alive = []
-        for pid in pids:
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
-                        alive.append(pid)
-            except OSError:
-                pass
-        if not alive:
-            return
+    while time.monotonic() < end and set(pids) & live_processes().keys():
         time.sleep(0.02)
 
 
 def group_members(pgid: int) -> list[int]:
-    members = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            members.append(int(entry))
-    return members
+    return [pid for pid, (_, group) in live_processes().items() if group == pgid]
 
 
 def wait_group_gone(pgid: int, timeout: float = 5.0) -> None:
