@@ -34,7 +34,7 @@ def main() -> int:
 
     client = OpenAIChatPolicy(args.base_url, args.model, temperature=args.temperature, max_tokens=args.max_tokens)
     client.check_reachable()
-    env = gym.make("KernelBench-v0", tasks=args.tasks, max_turns=args.turns, device=args.device)
+    env = gym.make("KernelGym-v0", tasks=args.tasks, max_turns=args.turns, device=args.device)
     obs, info = env.reset(seed=0, options={"task_id": args.task})
     messages = chat.start(obs["prompt"])
     for turn in range(1, args.turns + 1):

@@ -26,7 +26,7 @@ def main() -> int:
     args = ap.parse_args()
 
     policy = ReplayPolicy(args.replay_dir)
-    env = gym.make("KernelBench-v0", tasks=args.tasks, max_turns=args.turns, device=args.device)
+    env = gym.make("KernelGym-v0", tasks=args.tasks, max_turns=args.turns, device=args.device)
     obs, info = env.reset(seed=0, options={"task_id": args.task})
     print(f"task {info['task_id']} ({info['task']['category']}) on {env.unwrapped.device}")
     print("\n".join(obs["prompt"].splitlines()[:6]) + "\n...")

@@ -27,8 +27,8 @@ def main() -> None:
     replay = ReplayPolicy()
     runner_cls = text_policy_env_runner_cls()
     config = (PPOConfig()
-              .environment("KernelBench-L1-v0", env_config={"task_ids": [args.task], "device": args.device,
-                                                            "max_turns": 2, "policy": replay})
+              .environment("KernelGym-L1-v0", env_config={"task_ids": [args.task], "device": args.device,
+                                                          "max_turns": 2, "policy": replay})
               .env_runners(env_runner_cls=runner_cls))
     runner = runner_cls(config=config)
     for episode in runner.sample(num_episodes=args.episodes):

@@ -24,14 +24,15 @@ def _load(path: str | None):
 
 # -- demo --------------------------------------------------------------------------------------------------
 def cmd_demo(args) -> int:
-    """One episode of KernelBench-L1-v0 answered by the replay policy with a bundled solution."""
+    """One episode of KernelGym-L1-v0 (the bundled level-1 tasks) answered by the replay policy with a bundled
+    solution."""
     import gymnasium as gym
 
     import kernelgym  # noqa: F401  (registers the ids)
     from kernelgym.data.policies import ReplayPolicy
 
     policy = ReplayPolicy()
-    env = gym.make("KernelBench-L1-v0", max_turns=args.turns, device=args.device, profile=args.profile)
+    env = gym.make("KernelGym-L1-v0", max_turns=args.turns, device=args.device, profile=args.profile)
     solved = [t for t in env.unwrapped.tasks.ids if policy.has(t)]
     if not solved:
         raise CliError("no bundled level-1 solution found under tasks/solutions/triton/L1")

@@ -3,9 +3,9 @@
 1. :func:`kernelgym.data.layout.scan` finds the candidate files (``L1/15_relu.py``, KernelBench's
    ``level_1_problem_15_sample_0_kernel.py``, ...) and :func:`~kernelgym.data.layout.assign` maps each to a task.
 2. Each file is evaluated (concurrently, one Judge per thread). One row per file is appended to
-   ``<out>/results.jsonl`` as soon as it is scored: ``{"file", "sha256", "task_id", "sample", "level",
-   "category", "result"}`` (``result``: the EvalResult dict). With ``resume`` the files already scored with the
-   same content are not evaluated again.
+   ``<out>/results.jsonl`` as soon as it is scored: ``{"file", "sha256", "task_id", "task_set", "sample",
+   "level", "category", "result"}`` (``result``: the EvalResult dict). With ``resume`` the files already scored
+   with the same content are not evaluated again.
 3. :func:`kernelgym.metrics.tables` computes fast_p, the geometric-mean speedup and pass@k overall, per level and
    per category; :func:`kernelgym.report.write_report` writes ``report.json``, ``report.md`` and ``fast_p.png``.
 """
@@ -86,7 +86,8 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
                 task = tasks.get(task_id)
                 data = result.to_dict()
                 row = {"file": str(f.path.relative_to(root)), "sha256": _digest(text), "task_id": task_id,
-                       "sample": f.sample, "level": task.level, "category": task.category, "result": data}
+                       "task_set": task.task_set, "sample": f.sample, "level": task.level,
+                       "category": task.category, "result": data}
                 writer.write(row)
                 evaluation.rows.append(row)
                 bar.advance(compiled=metrics.is_compiled(data), correct=metrics.is_correct(data),
@@ -96,7 +97,8 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
     evaluation.rows.sort(key=lambda r: (r["task_id"], r["sample"], r["file"]))
     report = metrics.tables([r["result"] for r in evaluation.rows],
                             {r["task_id"]: r["category"] for r in evaluation.rows}, ps, ks)
-    report.update(source=str(root), backend=backend, profile=profile,
+    task_sets = sorted({tasks.get(r["task_id"]).task_set for r in evaluation.rows} - {""})
+    report.update(source=str(root), task_set=", ".join(task_sets) or None, backend=backend, profile=profile,
                   device=evaluation.rows[0]["result"].get("device") if evaluation.rows else device,
                   files=len(evaluation.rows), unmatched_files=len(evaluation.unmatched),
                   unmatched=evaluation.unmatched)

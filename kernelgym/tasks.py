@@ -17,7 +17,18 @@ named ``KERNELGYM`` (read with :func:`ast.literal_eval`, never executed)::
 Files without ``KERNELGYM`` (plain KernelBench files) load too: category is guessed from the name, dtype is
 float32, no small variant (the CPU mode then runs the default shapes).
 
-Task ids are ``L{level}/{file stem}`` for ``level{N}/`` folders and ``X/{file stem}`` for ``extra/``.
+Task ids are ``L{level}/{file stem}`` for ``level{N}/`` folders and ``X/{file stem}`` for ``extra/``. Every task
+also names the set it belongs to (:attr:`Task.task_set`), since two sets may use the same ids for different
+problems:
+
+==================  =====================================================================================
+task set            where its tasks come from
+==================  =====================================================================================
+``kernelgym``       the suite bundled with kernelgym (``tasks/``): :func:`load_tasks` with no path
+``kernelbench``     KernelBench's own problems: :func:`load_kernelbench` (a checkout, ``$KERNELBENCH_PATH``,
+                    or the Hugging Face dataset ``ScalingIntelligence/KernelBench``)
+any other name      a folder or file given to :func:`load_tasks`: the folder's (or file's) name
+==================  =====================================================================================
 """
 
 from __future__ import annotations
@@ -25,7 +36,9 @@ from __future__ import annotations
 import ast
 import fnmatch
 import hashlib
+import os
 import re
+import threading
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +62,15 @@ DEFAULT_TOLERANCE = {
 
 BUNDLED_TASKS = Path(__file__).resolve().parent.parent / "tasks"
 
+#: The name of the bundled suite's task set, and of KernelBench's own problems.
+KERNELGYM_SET = "kernelgym"
+KERNELBENCH_SET = "kernelbench"
+#: Where KernelBench's problems come from when no path is given: this environment variable, then this dataset.
+KERNELBENCH_ENV = "KERNELBENCH_PATH"
+KERNELBENCH_DATASET = "ScalingIntelligence/KernelBench"
+#: KernelBench's levels served by default (level 4 needs Hugging Face model weights at run time).
+KERNELBENCH_LEVELS = (1, 2, 3)
+
 _CATEGORY_HINTS = (
     ("Quantization", ("int8", "int4", "fp8", "quant")),
     ("Loss", ("loss", "entropy", "divergence")),
@@ -68,6 +90,10 @@ class TaskError(ValueError):
     """A task file or task selection is invalid; the message says which and why."""
 
 
+class TaskSetUnavailable(TaskError):
+    """A named task set cannot be loaded on this machine; the one-line message says how to get it."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One reference program plus its metadata.
@@ -83,6 +109,8 @@ class Task:
         small: constant overrides that give the small-shape (CPU) variant.
         check: ``"allclose"`` (element-wise) or ``"statistical"`` (moments only; Random tasks).
         path: the file it came from, if any.
+        task_set: the set it belongs to (``"kernelgym"``, ``"kernelbench"``, a folder's name; ``""`` when the
+            task was built by hand); with :attr:`id`, what names a task unambiguously.
     """
 
     id: str
@@ -97,6 +125,7 @@ class Task:
     small: dict = field(default_factory=dict)
     check: str = "allclose"
     path: str | None = None
+    task_set: str = ""
 
     @property
     def name(self) -> str:
@@ -144,7 +173,8 @@ class Task:
     def to_dict(self) -> dict:
         return {"id": self.id, "level": self.level, "category": self.category, "dtype": self.dtype,
                 "atol": self.atol, "rtol": self.rtol, "flops": self.flops, "bytes": self.bytes,
-                "small": dict(self.small), "check": self.check, "source": self.source, "path": self.path}
+                "small": dict(self.small), "check": self.check, "source": self.source, "path": self.path,
+                "task_set": self.task_set}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Task":
@@ -181,7 +211,7 @@ def guess_category(name: str) -> str:
 _KNOWN_KEYS = {"category", "dtype", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id"}
 
 
-def task_from_source(source: str, task_id: str, level: int, path: str | None = None) -> Task:
+def task_from_source(source: str, task_id: str, level: int, path: str | None = None, task_set: str = "") -> Task:
     """Build a :class:`Task` from file text; validates metadata and the presence of the required names."""
     where = path or task_id
     meta = read_metadata(source, where)
@@ -206,7 +236,8 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
         raise TaskError(f"{where}: small must map UPPER-CASE constant names to values")
     return Task(id=meta.get("id", task_id), level=int(meta.get("level", level)), category=category,
                 source=source, dtype=dtype, atol=float(meta.get("atol", atol)), rtol=float(meta.get("rtol", rtol)),
-                flops=meta.get("flops"), bytes=meta.get("bytes"), small=dict(small), check=check, path=path)
+                flops=meta.get("flops"), bytes=meta.get("bytes"), small=dict(small), check=check, path=path,
+                task_set=task_set)
 
 
 class TaskSet(Sequence[Task]):
@@ -287,7 +318,7 @@ def _natural_key(path: Path):
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path.name)]
 
 
-def _load_folder(root: Path) -> list[Task]:
+def _load_folder(root: Path, task_set: str) -> list[Task]:
     tasks: list[Task] = []
     level_dirs = sorted(d for d in root.iterdir() if d.is_dir() and _LEVEL_DIR.match(d.name))
     groups: list[tuple[Path, str, int]] = [(d, f"L{int(_LEVEL_DIR.match(d.name).group(1))}",
@@ -302,31 +333,47 @@ def _load_folder(root: Path) -> list[Task]:
         for file in sorted(folder.glob("*.py"), key=_natural_key):
             if file.name.startswith("_"):
                 continue
-            tasks.append(task_from_source(file.read_text(), f"{prefix}/{file.stem}", level, str(file)))
+            tasks.append(task_from_source(file.read_text(), f"{prefix}/{file.stem}", level, str(file), task_set))
     return tasks
 
 
-def _load_parquet(path: Path) -> list[Task]:
+def _tasks_from_rows(rows: Iterable[dict], where: str, task_set: str) -> list[Task]:
+    """Tasks from rows in KernelBench's dataset columns: ``code``, ``level``, ``name`` (and ``problem_id``)."""
+    tasks = []
+    for row in rows:
+        missing = {"code", "level", "name"} - set(row)
+        if missing:
+            raise TaskError(f"{where}: rows need columns code, level, name (missing {sorted(missing)})")
+        level = int(row["level"])
+        stem = Path(str(row["name"])).stem
+        if row.get("problem_id") is not None and not stem.split("_")[0].isdigit():
+            stem = f"{row['problem_id']}_{stem}"
+        tasks.append(task_from_source(row["code"], f"L{level}/{stem}", level, f"{where}#{row['name']}", task_set))
+    return tasks
+
+
+def _load_parquet(path: Path, task_set: str) -> list[Task]:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
         raise TaskError("reading parquet task files needs pyarrow") from exc
-    table = pq.read_table(path).to_pylist()
-    tasks = []
-    for row in table:
-        missing = {"code", "level", "name"} - set(row)
-        if missing:
-            raise TaskError(f"{path}: parquet rows need columns code, level, name (missing {sorted(missing)})")
-        level = int(row["level"])
-        stem = Path(str(row["name"])).stem
-        if "problem_id" in row and row["problem_id"] is not None and not stem.split("_")[0].isdigit():
-            stem = f"{row['problem_id']}_{stem}"
-        tasks.append(task_from_source(row["code"], f"L{level}/{stem}", level, f"{path}#{row['name']}"))
-    return tasks
+    return _tasks_from_rows(pq.read_table(path).to_pylist(), str(path), task_set)
 
 
-def load_tasks(path: str | Path | None = None) -> TaskSet:
-    """Load tasks from the bundled suite (``None``), a KernelBench-format folder, one file, or a parquet file.
+def _kernelbench_checkout(root: Path) -> Path | None:
+    """The problems folder of a KernelBench checkout (``<root>/KernelBench`` holding ``level1/`` ...), if any."""
+    inner = root / "KernelBench"
+    if inner.is_dir() and any(d.is_dir() and _LEVEL_DIR.match(d.name) for d in inner.iterdir()):
+        return inner
+    return None
+
+
+def load_tasks(path: str | Path | None = None, task_set: str | None = None) -> TaskSet:
+    """Load tasks from the bundled suite (``None``), a KernelBench-format folder (or a KernelBench checkout, whose
+    problems live under ``KernelBench/level1`` ...), one file, or a parquet file in KernelBench's columns.
+
+    ``task_set`` names the set every task is marked with (:attr:`Task.task_set`); by default ``"kernelgym"`` for the
+    bundled suite, ``"kernelbench"`` for a KernelBench checkout, and the folder's (or file's) name otherwise.
 
     Raises:
         TaskError: the path does not exist or holds no valid task; the message names the file at fault.
@@ -334,18 +381,87 @@ def load_tasks(path: str | Path | None = None) -> TaskSet:
     root = Path(path) if path is not None else BUNDLED_TASKS
     if not root.exists():
         raise TaskError(f"no such task path: {root}")
+    if task_set is None:
+        bundled = root.resolve() == BUNDLED_TASKS.resolve()
+        checkout = root.is_dir() and _kernelbench_checkout(root) is not None
+        task_set = (KERNELGYM_SET if bundled else KERNELBENCH_SET if checkout
+                    else root.resolve().stem if root.is_file() else root.resolve().name)
     if root.is_file():
         if root.suffix == ".parquet":
-            return TaskSet(_load_parquet(root))
+            return TaskSet(_load_parquet(root, task_set))
         if root.suffix == ".py":
             match = _LEVEL_DIR.match(root.parent.name)
             level = int(match.group(1)) if match else 1
-            return TaskSet([task_from_source(root.read_text(), f"L{level}/{root.stem}", level, str(root))])
+            return TaskSet([task_from_source(root.read_text(), f"L{level}/{root.stem}", level, str(root), task_set)])
         raise TaskError(f"{root}: expected a folder, a .py task file or a .parquet file")
-    tasks = _load_folder(root)
+    tasks = _load_folder(_kernelbench_checkout(root) or root, task_set)
     if not tasks:
         raise TaskError(f"{root}: no task files found")
     return TaskSet(tasks)
+
+
+def load_kernelbench(path: str | Path | None = None, levels: Iterable[int] | None = None) -> TaskSet:
+    """KernelBench's own problems (task set ``"kernelbench"``) of the given levels (default 1, 2 and 3).
+
+    They come from ``path`` (a KernelBench checkout, its ``KernelBench/`` folder, a folder of ``level<N>/`` files,
+    or a parquet file in KernelBench's columns), else from the folder in ``$KERNELBENCH_PATH``, else from the
+    Hugging Face dataset ``ScalingIntelligence/KernelBench`` through the ``datasets`` package (downloaded once,
+    then read from its cache, also offline).
+
+    Raises:
+        TaskSetUnavailable: no path was given and the dataset cannot be loaded (``datasets`` is not installed, or
+            there is no network and no cached copy); its one-line message says how to get the problems.
+        TaskError: the path does not exist or holds an invalid task.
+    """
+    wanted = sorted({int(level) for level in levels}) if levels is not None else list(KERNELBENCH_LEVELS)
+    if path is None and os.environ.get(KERNELBENCH_ENV):
+        path = os.environ[KERNELBENCH_ENV]
+        if not Path(path).exists():
+            raise TaskError(f"{KERNELBENCH_ENV}={path}: no such folder (expected a KernelBench checkout)")
+    tasks = (load_tasks(path, task_set=KERNELBENCH_SET) if path is not None
+             else _load_kernelbench_dataset(tuple(wanted)))
+    return tasks.select(levels=wanted)
+
+
+_DATASET_CACHE: dict[tuple[int, ...], TaskSet] = {}
+_DATASET_LOCK = threading.Lock()
+
+
+def _load_kernelbench_dataset(levels: tuple[int, ...]) -> TaskSet:
+    """KernelBench's problems of ``levels`` from the Hugging Face dataset (one split per level), kept per process."""
+    with _DATASET_LOCK:
+        if levels not in _DATASET_CACHE:
+            try:
+                import datasets
+            except ImportError:
+                raise TaskSetUnavailable(_unavailable("the datasets package is not installed", levels)) from None
+            tasks: list[Task] = []
+            for level in levels:
+                try:
+                    rows = datasets.load_dataset(KERNELBENCH_DATASET, split=f"level_{level}")
+                except Exception as exc:  # offline without a cached copy, no such split, hub errors
+                    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+                    raise TaskSetUnavailable(_unavailable(reason, levels)) from None
+                tasks += _tasks_from_rows(rows, f"{KERNELBENCH_DATASET}/level_{level}", KERNELBENCH_SET)
+            _DATASET_CACHE[levels] = TaskSet(tasks)
+        return _DATASET_CACHE[levels]
+
+
+def _unavailable(reason: str, levels: Sequence[int]) -> str:
+    bundled = f"KernelGym-L{levels[0]}-v0" if len(levels) == 1 else "KernelGym-v0"
+    return (f"KernelBench's problems are not available here ({reason}): set {KERNELBENCH_ENV} to a KernelBench "
+            f"checkout or pass tasks=PATH, or `pip install datasets` and be online once to download "
+            f"{KERNELBENCH_DATASET} (cached after that); kernelgym's bundled suite needs neither: {bundled}")
+
+
+def load_task_set(name: str, path: str | Path | None = None, levels: Iterable[int] | None = None) -> TaskSet:
+    """A task set by name: ``"kernelgym"`` (the bundled suite, or the tasks at ``path``: :func:`load_tasks`) or
+    ``"kernelbench"`` (KernelBench's own problems: :func:`load_kernelbench`, limited to ``levels``)."""
+    if name == KERNELBENCH_SET:
+        return load_kernelbench(path, levels)
+    if name == KERNELGYM_SET:
+        return load_tasks(path)
+    raise TaskError(f"unknown task set {name!r}; known: {KERNELGYM_SET}, {KERNELBENCH_SET}")
 
 
 def solution_path(task: Task, backend: str = "triton", root: Path | None = None) -> Path:

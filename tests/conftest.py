@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from kernelgym.judge.result import EvalResult
 from kernelgym.testing.candidates import GOOD, TEST_TASKS, candidate  # noqa: F401
 
 DATA = TEST_TASKS.parent  # DATA / "tasks" is the small test task set
@@ -53,3 +54,14 @@ def worker_processes(owner: int | None = None, idle_groups=()) -> list[int]:
         if tag in environ and state != "Z" and pgid not in idle_groups:
             pids.append(int(entry))
     return pids
+
+
+class InstantEvaluator:
+    """Scores without running anything: status ok when the text holds the GOOD kernel's expression."""
+
+    device = "cpu"
+
+    def evaluate(self, task, text, backend="triton", profile="quick"):
+        ok = "* 2.0 + 1.0" in text
+        return EvalResult(task_id=task.id, stage="done" if ok else "correctness", status="ok" if ok else "incorrect",
+                          message="instant")

@@ -15,7 +15,7 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import DATA, GOOD, candidate, worker_processes
+from conftest import DATA, GOOD, candidate, worker_processes, InstantEvaluator
 from fake_openai import FakeChatServer
 from kernelgym import cli
 from kernelgym.data import DamagedLineWarning, EpisodeRecord, ReplayPolicy, collect, read_rows
@@ -38,17 +38,6 @@ def replay_dir(tmp_path: Path) -> Path:
     (folder / "L1").mkdir(parents=True)
     (folder / "L1" / "1_scaled_relu.py").write_text(GOOD)
     return folder
-
-
-class InstantEvaluator:
-    """Scores without running anything: status ok when the text holds the GOOD kernel's expression."""
-
-    device = "cpu"
-
-    def evaluate(self, task, text, backend="triton", profile="quick"):
-        ok = "* 2.0 + 1.0" in text
-        return EvalResult(task_id=task.id, stage="done" if ok else "correctness", status="ok" if ok else "incorrect",
-                          message="instant")
 
 
 def cli_env(tmp_path: Path) -> dict:

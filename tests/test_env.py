@@ -14,12 +14,12 @@ from kernelgym.envs import ENV_IDS, AnyText
 
 def make(**kwargs):
     kwargs.setdefault("tasks", str(DATA / "tasks"))
-    return gym.make("KernelBench-L1-v0", **kwargs)
+    return gym.make("KernelGym-L1-v0", **kwargs)
 
 
 def test_all_ids_are_registered():
     for env_id in ("KernelBench-L1-v0", "KernelBench-L2-v0", "KernelBench-L3-v0", "KernelBench-v0",
-                   "KernelBenchX-v0"):
+                   "KernelGym-L1-v0", "KernelGym-L2-v0", "KernelGym-L3-v0", "KernelGym-v0", "KernelGym-X-v0"):
         assert env_id in gym.registry and env_id in ENV_IDS
 
 
@@ -85,7 +85,7 @@ def test_unknown_task_id_is_a_clear_error(judge):
 
 
 def test_reset_with_seed_is_reproducible():
-    env = gym.make("KernelBench-v0", device="cpu")
+    env = gym.make("KernelGym-v0", device="cpu")
     picks = [env.reset(seed=5)[1]["task_id"] for _ in range(2)]
     assert picks[0] == picks[1]
     first = {env.reset(seed=s)[1]["task_id"] for s in range(20)}

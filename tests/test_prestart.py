@@ -96,7 +96,7 @@ def test_env_close_stops_the_spare(relu_task):
 
     import kernelgym  # noqa: F401
 
-    env = gym.make("KernelBench-L1-v0", tasks=str(DATA / "tasks"), device="cpu")
+    env = gym.make("KernelGym-L1-v0", tasks=str(DATA / "tasks"), device="cpu")
     env.reset(seed=0, options={"task_id": relu_task.id})
     _, reward, *_ = env.step(GOOD)
     assert reward > 0 and len(env.unwrapped.evaluator.idle_worker_pids()) == 1

@@ -16,7 +16,7 @@ def test_ids_resolve_through_rllib_registry():
 
     ids = register_rllib_envs()
     assert "KernelBench-L2-v0" in ids
-    creator = _global_registry.get(ENV_CREATOR, "KernelBench-L1-v0")
+    creator = _global_registry.get(ENV_CREATOR, "KernelGym-L1-v0")
     env = creator({"tasks": str(DATA / "tasks"), "device": "cpu", "max_turns": 1})
     obs, _ = env.reset(seed=0)
     _, reward, terminated, _, info = env.step(GOOD)
@@ -29,8 +29,8 @@ def test_algorithm_config_accepts_the_env():
     from kernelgym.distributed import register_rllib_envs
 
     register_rllib_envs()
-    config = PPOConfig().environment("KernelBench-L1-v0", env_config={"tasks": str(DATA / "tasks"), "device": "cpu"})
-    assert config.env == "KernelBench-L1-v0" and config.env_config["device"] == "cpu"
+    config = PPOConfig().environment("KernelGym-L1-v0", env_config={"tasks": str(DATA / "tasks"), "device": "cpu"})
+    assert config.env == "KernelGym-L1-v0" and config.env_config["device"] == "cpu"
 
 
 def test_episodes_are_collected_through_an_rllib_env_runner(tmp_path):
@@ -43,8 +43,8 @@ def test_episodes_are_collected_through_an_rllib_env_runner(tmp_path):
     register_rllib_envs()
     runner_cls = text_policy_env_runner_cls()
     config = (PPOConfig()
-              .environment("KernelBench-L1-v0", env_config={"tasks": str(DATA / "tasks"), "device": "cpu",
-                                                            "max_turns": 2, "policy": lambda obs: GOOD})
+              .environment("KernelGym-L1-v0", env_config={"tasks": str(DATA / "tasks"), "device": "cpu",
+                                                          "max_turns": 2, "policy": lambda obs: GOOD})
               .env_runners(env_runner_cls=runner_cls))
     runner = runner_cls(config=config)
     runner.assert_healthy()

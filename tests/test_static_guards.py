@@ -59,7 +59,7 @@ def test_backend_requirements():
     cuda = ("from torch.utils.cpp_extension import load_inline\nsrc = '__global__ void k(float* x) {}'\n"
             "class ModelNew:\n    pass\n")
     assert names(cuda, "cuda") == set()
-    assert "forbidden_cuda" in names(cuda.replace("{}", "{ cublasSgemm(h); }"), "cuda")
+    assert "torch_fallback" in names(cuda.replace("{}", "{ cublasSgemm(h); }"), "cuda")  # library compute: strict
 
 
 @pytest.mark.parametrize("source, flag", [

@@ -71,8 +71,8 @@ def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sampl
     started = time.monotonic()
     obs, _ = env.reset(seed=seed, options={"task_id": task.id})
     messages = chat.start(obs["prompt"])
-    record = EpisodeRecord(task_id=task.id, sample=sample, level=task.level, category=task.category,
-                           backend=env.backend, policy=policy_label, seed=seed,
+    record = EpisodeRecord(task_id=task.id, task_set=task.task_set, sample=sample, level=task.level,
+                           category=task.category, backend=env.backend, policy=policy_label, seed=seed,
                            hardware=json.loads(obs["hardware"]), versions=dict(versions))
     while True:
         answer = policy({**obs, "messages": [dict(m) for m in messages], "sample": sample, "seed": seed})

@@ -9,6 +9,7 @@ column          type                  meaning
 ==============  ====================  ===========================================================================
 episode_id      string                ``"<task_id>#<sample>"``; with (task_id, sample) the resume key
 task_id         string                task id, e.g. ``"L1/15_relu"``
+task_set        string                the task's set: ``"kernelgym"`` (bundled), ``"kernelbench"``, a folder's name
 sample          int64                 sample index (0 .. N-1) of this episode for its task
 level           int64                 task level
 category        string                task category
@@ -48,7 +49,7 @@ from typing import Any
 
 from kernelgym import metrics
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: task_set
 
 
 @dataclass
@@ -62,6 +63,7 @@ class EpisodeRecord:
     backend: str
     policy: str
     seed: int
+    task_set: str = ""
     messages: list[dict] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
     feedback: list[str] = field(default_factory=list)
@@ -88,6 +90,7 @@ class EpisodeRecord:
         return {
             "episode_id": f"{self.task_id}#{self.sample}",
             "task_id": self.task_id,
+            "task_set": self.task_set,
             "sample": int(self.sample),
             "level": int(self.level),
             "category": self.category,
@@ -117,10 +120,11 @@ class EpisodeRecord:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "EpisodeRecord":
-        """Rebuild a record from a stored row (JSON strings decoded; derived columns dropped)."""
-        return cls(task_id=row["task_id"], sample=int(row["sample"]), level=int(row["level"]),
-                   category=row["category"], backend=row["backend"], policy=row["policy"], seed=int(row["seed"]),
-                   messages=[dict(m) for m in row["messages"]], actions=list(row["actions"]),
+        """Rebuild a record from a stored row (JSON strings decoded; derived columns dropped). Rows of schema 1
+        have no ``task_set``: it is left empty."""
+        return cls(task_id=row["task_id"], task_set=str(row.get("task_set") or ""), sample=int(row["sample"]),
+                   level=int(row["level"]), category=row["category"], backend=row["backend"], policy=row["policy"],
+                   seed=int(row["seed"]), messages=[dict(m) for m in row["messages"]], actions=list(row["actions"]),
                    feedback=list(row["feedback"]), results=[json.loads(r) for r in row["results"]],
                    rewards=list(row["rewards"]), terminated=bool(row["terminated"]),
                    truncated=bool(row["truncated"]), hardware=json.loads(row["hardware"]),
@@ -139,8 +143,9 @@ def arrow_schema():
 
     strings = pa.list_(pa.string())
     return pa.schema([
-        ("episode_id", pa.string()), ("task_id", pa.string()), ("sample", pa.int64()), ("level", pa.int64()),
-        ("category", pa.string()), ("backend", pa.string()), ("policy", pa.string()), ("seed", pa.int64()),
+        ("episode_id", pa.string()), ("task_id", pa.string()), ("task_set", pa.string()), ("sample", pa.int64()),
+        ("level", pa.int64()), ("category", pa.string()), ("backend", pa.string()), ("policy", pa.string()),
+        ("seed", pa.int64()),
         ("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
         ("actions", strings), ("feedback", strings), ("rewards", pa.list_(pa.float64())), ("results", strings),
         ("statuses", strings), ("num_turns", pa.int64()), ("terminated", pa.bool_()), ("truncated", pa.bool_()),

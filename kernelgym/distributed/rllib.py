@@ -1,7 +1,7 @@
 """RLlib glue: kernelgym's Gymnasium ids registered in RLlib's environment registry.
 
 RLlib (``pip install "kernelgym[rllib]"``) pins gymnasium 1.2.2; kernelgym supports gymnasium >= 1.0, so both work.
-After :func:`register_rllib_envs`, ``AlgorithmConfig().environment("KernelBench-L1-v0", env_config={...})`` builds a
+After :func:`register_rllib_envs`, ``AlgorithmConfig().environment("KernelGym-L1-v0", env_config={...})`` builds a
 :class:`~kernelgym.envs.kernel_env.KernelEnv` with ``env_config`` as keyword arguments.
 :func:`text_policy_env_runner_cls` gives an RLlib ``EnvRunner`` that collects ``SingleAgentEpisode`` objects with a
 text policy (an LLM client, a replay) in place of an RLModule: see examples/rllib_text_policy.py.

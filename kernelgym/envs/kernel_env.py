@@ -12,7 +12,7 @@ from kernelgym.envs.prompt import render_feedback, render_prompt
 from kernelgym.envs.spaces import AnyText
 from kernelgym.judge.result import EvalResult
 from kernelgym.rewards import get_reward
-from kernelgym.tasks import Task, TaskSet, load_tasks
+from kernelgym.tasks import KERNELGYM_SET, Task, TaskSet, load_task_set
 
 MAX_TEXT = 1_000_000
 MAX_ACTION = 200_000
@@ -39,13 +39,20 @@ class KernelEnv(gym.Env):
     * **terminated**: the attempt is correct and reaches ``target_speedup`` (on the CPU interpreter, where speed is
       not measured, a correct attempt ends the episode).
     * **truncated**: ``max_turns`` attempts were made without terminating.
-    * **info**: ``result`` (the EvalResult as a dict), ``task_id``, ``turn``.
+    * **info**: ``result`` (the EvalResult as a dict), ``task_id``, ``task_set`` (the set the task belongs to:
+      ``"kernelgym"``, ``"kernelbench"``, a folder's name), ``turn``. After reset: ``task_id``, ``task_set`` and
+      ``task`` (the task's metadata).
 
     ``step`` never raises because of the action's content; it raises only when called on a finished episode or
     before ``reset``.
 
     Args:
-        tasks: a :class:`TaskSet`, a path for :func:`load_tasks`, or ``None`` for the bundled suite.
+        tasks: a :class:`TaskSet`, a path, or ``None`` for the default source of ``task_set``.
+        task_set: which problems a path (or ``None``) stands for: ``"kernelgym"`` (default: the bundled suite, or
+            the tasks at the path, see :func:`~kernelgym.tasks.load_tasks`) or ``"kernelbench"`` (KernelBench's own
+            problems: a checkout at the path, else ``$KERNELBENCH_PATH``, else the Hugging Face dataset; see
+            :func:`~kernelgym.tasks.load_kernelbench`, whose :class:`~kernelgym.tasks.TaskSetUnavailable` says
+            how to get them when none is reachable). The registered ids set it.
         levels, categories, task_ids, pattern: narrow the task set (see :meth:`TaskSet.select`).
         backend: ``"triton"`` or ``"cuda"``.
         max_turns: attempts per episode.
@@ -65,12 +72,12 @@ class KernelEnv(gym.Env):
                  pattern: str | None = None, backend: str = "triton", max_turns: int = 4,
                  reward: Any = "speedup", profile: str = "quick", device: str | None = None,
                  evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None,
-                 prestart_workers: bool = True):
+                 prestart_workers: bool = True, task_set: str = KERNELGYM_SET):
         if backend not in ("triton", "cuda"):
             raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
         if int(max_turns) < 1:
             raise ValueError("max_turns must be at least 1")
-        taskset = tasks if isinstance(tasks, TaskSet) else load_tasks(tasks)
+        taskset = tasks if isinstance(tasks, TaskSet) else load_task_set(task_set, tasks, levels)
         self.tasks = taskset.select(levels=levels, categories=categories, ids=task_ids, pattern=pattern)
         if len(self.tasks) == 0:
             raise ValueError("no task matches the given selection")
@@ -116,7 +123,8 @@ class KernelEnv(gym.Env):
         self.history = []
         self._feedback = ""
         self._done = False
-        return self._observation(), {"task_id": self.task.id, "task": _task_info(self.task)}
+        return self._observation(), {"task_id": self.task.id, "task_set": self.task.task_set,
+                                     "task": _task_info(self.task)}
 
     def step(self, action: Any):
         if self.task is None:
@@ -133,7 +141,7 @@ class KernelEnv(gym.Env):
         truncated = (not terminated) and turn >= self.max_turns
         self._done = terminated or truncated
         self._feedback = render_feedback(result.to_dict())
-        info = {"result": result.to_dict(), "task_id": self.task.id, "turn": turn}
+        info = {"result": result.to_dict(), "task_id": self.task.id, "task_set": self.task.task_set, "turn": turn}
         return self._observation(), reward, bool(terminated), bool(truncated), info
 
     def render(self):
@@ -181,5 +189,5 @@ class KernelEnv(gym.Env):
 
 
 def _task_info(task: Task) -> dict:
-    return {"id": task.id, "level": task.level, "category": task.category, "dtype": task.dtype,
-            "atol": task.atol, "rtol": task.rtol}
+    return {"id": task.id, "task_set": task.task_set, "level": task.level, "category": task.category,
+            "dtype": task.dtype, "atol": task.atol, "rtol": task.rtol}

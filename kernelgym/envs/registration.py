@@ -1,17 +1,32 @@
 """Gymnasium ids for kernelgym's environments (registered on ``import kernelgym``).
 
-==========================  ===============================================================
-id                          tasks
-==========================  ===============================================================
-``KernelBench-L1-v0``       level-1 tasks (single operators)
-``KernelBench-L2-v0``       level-2 tasks (fusions)
-``KernelBench-L3-v0``       level-3 tasks (architectures)
-``KernelBench-v0``          every bundled task
-``KernelBenchX-v0``         every bundled task, usually narrowed with ``categories=[...]``
-==========================  ===============================================================
+Two task sets, named honestly: ``KernelBench-*`` serve KernelBench's own problems, ``KernelGym-*`` the suite bundled
+with kernelgym (its own problems, numbered in KernelBench's style: ``L2/1_...`` is *not* KernelBench's L2 problem 1).
+Train on one, evaluate on the other; every task says which set it is from (``info["task_set"]``).
 
-All accept :class:`~kernelgym.envs.kernel_env.KernelEnv`'s keyword arguments (tasks, backend, max_turns, reward,
-profile, device, evaluator, ...).
+=====================  =============================================================================================
+id                     tasks
+=====================  =============================================================================================
+``KernelBench-L1-v0``  KernelBench's level-1 problems (single operators)
+``KernelBench-L2-v0``  KernelBench's level-2 problems (fusions)
+``KernelBench-L3-v0``  KernelBench's level-3 problems (architectures)
+``KernelBench-v0``     KernelBench's levels 1-3
+``KernelGym-L1-v0``    the bundled level-1 tasks
+``KernelGym-L2-v0``    the bundled level-2 tasks
+``KernelGym-L3-v0``    the bundled level-3 tasks
+``KernelGym-v0``       every bundled task (levels 1-3 and the extra set)
+``KernelGym-X-v0``     the bundled extra set (``X/...``, KernelBench-X-style categories; narrow with
+                       ``categories=[...]``)
+=====================  =============================================================================================
+
+KernelBench's problems come from ``tasks=PATH`` (a KernelBench checkout, its ``KernelBench/`` folder or a parquet
+file), else ``$KERNELBENCH_PATH``, else the Hugging Face dataset ``ScalingIntelligence/KernelBench`` (needs
+``datasets``; downloaded once, then cached). When none is reachable, ``gym.make`` raises
+:class:`~kernelgym.tasks.TaskSetUnavailable` with a one-line message saying how to get them. ``KernelGym-*`` ids need
+nothing beyond the package (``tasks=PATH`` loads any other task folder instead).
+
+All accept :class:`~kernelgym.envs.kernel_env.KernelEnv`'s keyword arguments (tasks, levels, categories, backend,
+max_turns, reward, profile, device, evaluator, ...).
 """
 
 from __future__ import annotations
@@ -21,11 +36,15 @@ from gymnasium.envs.registration import register, registry
 ENTRY_POINT = "kernelgym.envs.kernel_env:KernelEnv"
 
 ENV_IDS = {
-    "KernelBench-L1-v0": {"levels": [1], "pattern": "L1/*"},
-    "KernelBench-L2-v0": {"levels": [2], "pattern": "L2/*"},
-    "KernelBench-L3-v0": {"levels": [3], "pattern": "L3/*"},
-    "KernelBench-v0": {},
-    "KernelBenchX-v0": {},
+    "KernelBench-L1-v0": {"task_set": "kernelbench", "levels": [1]},
+    "KernelBench-L2-v0": {"task_set": "kernelbench", "levels": [2]},
+    "KernelBench-L3-v0": {"task_set": "kernelbench", "levels": [3]},
+    "KernelBench-v0": {"task_set": "kernelbench", "levels": [1, 2, 3]},
+    "KernelGym-L1-v0": {"task_set": "kernelgym", "levels": [1], "pattern": "L1/*"},
+    "KernelGym-L2-v0": {"task_set": "kernelgym", "levels": [2], "pattern": "L2/*"},
+    "KernelGym-L3-v0": {"task_set": "kernelgym", "levels": [3], "pattern": "L3/*"},
+    "KernelGym-v0": {"task_set": "kernelgym"},
+    "KernelGym-X-v0": {"task_set": "kernelgym", "pattern": "X/*"},
 }
 
 

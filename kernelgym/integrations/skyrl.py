@@ -65,7 +65,7 @@ class KernelTextEnv:
             prompt = start(obs["prompt"])
         elif isinstance(prompt, str):
             prompt = start(prompt)
-        return prompt, {"task_id": self.task_id, "task": info["task"]}
+        return prompt, {"task_id": self.task_id, "task_set": info["task_set"], "task": info["task"]}
 
     def step(self, action: str) -> dict[str, Any]:
         """Evaluate one answer: ``{"observations", "reward", "done", "metadata"}``."""
@@ -75,7 +75,8 @@ class KernelTextEnv:
         observations = [] if done else [{"role": "user", "content": feedback_message(
             obs["feedback"], self.turns + 1, self.max_turns)}]
         return {"observations": observations, "reward": float(reward), "done": done,
-                "metadata": {"task_id": self.task_id, "turn": self.turns, "result": info["result"]}}
+                "metadata": {"task_id": self.task_id, "task_set": info["task_set"], "turn": self.turns,
+                             "result": info["result"]}}
 
     def get_metrics(self) -> dict[str, Any]:
         """Episode metrics for logging: turns, whether some attempt was correct, the best measured speedup."""

@@ -29,17 +29,19 @@ environment at start; they travel in the request and the worker applies them bef
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from kernelgym.judge import sandbox
-from kernelgym.judge.process import LOG_TAIL_CHARS, kill_group, signal_tree, tail_fd
+from kernelgym.judge.process import LOG_TAIL_CHARS, descendants, kill_group, signal_tree, tail_fd
 
 SHM = Path("/dev/shm")
 BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
@@ -76,6 +78,26 @@ class StartedWorker:
         descendants, whatever process group they put themselves in."""
         if not self.killed:
             signal_tree(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+
+    def stuck_line(self) -> int | None:
+        """The line of the candidate's file its code is running now, or ``None``: the worker dumps its threads'
+        stacks into its log on ``SIGUSR1`` (:mod:`faulthandler`), read here through the runner's descriptor for the
+        innermost frame in ``candidate.py``. Used when a stage runs out of time, just before the worker is killed."""
+        if self.log_fd < 0:
+            return None
+        before = os.fstat(self.log_fd).st_size
+        for pid in descendants(self.proc.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:  # the runner's own /proc, not the worker's files
+                    if BOOTSTRAP.encode() in f.read():
+                        os.kill(pid, signal.SIGUSR1)
+            except OSError:
+                pass
+        time.sleep(0.5)
+        grown = os.fstat(self.log_fd).st_size - before
+        dump = tail_fd(self.log_fd, min(max(grown, 0), 64_000)) if grown > 0 else ""
+        lines = re.findall(r'File "[^"]*candidate\.py", line (\d+)', dump)
+        return int(lines[0]) if lines else None  # faulthandler prints the innermost frame first
 
     def log_tail(self, chars: int = LOG_TAIL_CHARS) -> str:
         """The end of what the worker printed, read through the runner's own descriptor."""

@@ -216,7 +216,7 @@ class Judge:
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
-                          self.memory_need(task))
+                          self.memory_need(task), source)
         timed = False
         try:
             session.send(json.dumps(request))

@@ -51,9 +51,11 @@ class Session:
     """One conversation with one worker: commands out, frames in under deadlines, every output compared here."""
 
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
-                 result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int):
+                 result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
+                 source: str = ""):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
+        self.source = source
         self.reader = FrameReader(worker.read_fd)
         self.stage_name, self.stage_started = "startup", time.monotonic()
         self.deadline = self.stage_started + self.limit("startup")
@@ -107,11 +109,12 @@ class Session:
                 break
             except Deadline:
                 if time.monotonic() >= end:
+                    where = self.where_stuck()
                     if end == self.total_deadline:
                         raise Verdict("timeout", f"{self.stage_name} stage: the evaluation exceeded its total limit "
-                                                 f"of {self.total_limit():.0f} s; the worker was killed") from None
+                                                 f"of {self.total_limit():.0f} s{where}; the worker was killed") from None
                     raise Verdict("timeout", f"{self.stage_name} stage exceeded its {end - self.stage_started:.0f} s "
-                                             f"limit; the worker was killed") from None
+                                             f"limit{where}; the worker was killed") from None
                 self._check_memory()
             except EOFError:
                 raise self._died() from None
@@ -125,6 +128,15 @@ class Session:
             self.result.log_tail = str(header.get("traceback", ""))[-LOG_TAIL_CHARS:]
             raise Verdict(status, f"{header.get('where', self.stage_name)}: {header.get('message', '')}")
         raise Verdict("crashed", f"the worker sent {header.get('event')!r} where {event!r} was due")
+
+    def where_stuck(self) -> str:
+        """`` (stuck at candidate.py line N: <code>)`` for a timeout message, from the runner's copy of the text."""
+        number = self.worker.stuck_line()
+        if number is None:
+            return ""
+        lines = self.source.splitlines()
+        code = lines[number - 1].strip()[:120] if 0 < number <= len(lines) else ""
+        return f" (stuck at candidate.py line {number}{': ' + code if code else ''})"
 
     def _check_memory(self) -> None:
         rss = tree_rss_bytes(self.worker.proc.pid)

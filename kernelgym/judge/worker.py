@@ -350,7 +350,11 @@ def _harden(request: dict) -> None:
 
 
 def main() -> int:
+    import faulthandler
+    import signal
+
     result_fd = int(sys.argv[1])
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # the runner asks where a stage is stuck
     _warm_profiler("cpu")  # a worker started ahead does this while it waits
     line = sys.stdin.readline()  # a worker started ahead waits here, having run nothing of any candidate
     if not line:
