@@ -125,7 +125,7 @@ def read_only_paths() -> list[str]:
     out: list[str] = []
     for path in sorted({os.path.normpath(p) for p in candidates}, key=lambda p: (p.count(os.sep), p)):
         covered = any(path == b or path.startswith(b.rstrip("/") + "/") for b in out)
-        if not covered and os.path.exists(path) and not path.startswith(("/tmp", "/dev", "/proc")):
+        if not covered and os.path.exists(path) and path != "/tmp" and not path.startswith(("/dev", "/proc")):
             out.append(path)
     return out
 
@@ -142,13 +142,12 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
         raise SandboxUnavailable("bwrap not found")
     args = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--uid", "65534", "--gid", "65534",
-            "--cap-drop", "ALL"]
+            "--cap-drop", "ALL", "--tmpfs", "/tmp"]  # first: a Python installation under /tmp is bound on top
     for path in read_only_paths():
         args += ["--ro-bind", path, path]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for node in gpu_device_nodes():
         args += ["--dev-bind", node, node]
-    args += ["--tmpfs", "/tmp"]
     for path in [scratch, *writable]:
         args += ["--bind", str(path), str(path)]
     args += ["--chdir", str(scratch), "--seccomp", str(seccomp_fd), "--", *argv]
