@@ -28,7 +28,7 @@ if run throughput; then
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then
-  timeout 150 python3 benchmarks/cuda_solutions.py --concurrency 12 --json "$OUT/cuda.json" 2>&1 | grep -v USDT | tee "$OUT/cuda.txt"
+  timeout 330 python3 benchmarks/cuda_solutions.py --concurrency 12 --json "$OUT/cuda.json" 2>&1 | grep -v USDT | tee "$OUT/cuda.txt"
 fi
 if run repeats; then
   timeout 90 python3 benchmarks/bench_solutions.py --repeats 5 --profile full --budget-s 70 --cache-dir /tmp/kg-throughput \
@@ -41,8 +41,9 @@ if run dobench; then
   timeout 150 python3 benchmarks/do_bench_agreement.py --n 12 --json "$OUT/do_bench.json" 2>&1 | grep -v USDT | tee "$OUT/do_bench.txt"
 fi
 if run prestart; then
-  timeout 120 python3 benchmarks/worker_start.py --n 24 --device cuda:0 --json "$OUT/worker_start.json" 2>&1 | grep -v USDT | tee "$OUT/worker_start.txt"
+  timeout 200 python3 benchmarks/worker_start.py --n 8 --shape 1024x4096 --modes plain,prestart,unsafe --device cuda:0 --json "$OUT/worker_start.json" 2>&1 | grep -v USDT | tee "$OUT/worker_start.txt"
 fi
 if run soak; then
-  timeout 450 python3 benchmarks/soak.py --steps 1000 --device cuda:0 --prestart --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
+  timeout -k 20 570 python3 benchmarks/soak.py --steps ${SOAK_STEPS:-1000} --budget-s ${SOAK_BUDGET_S:-500} --jobs ${SOAK_JOBS:-20} \
+    --shape 1024x4096 --device cuda:0 --prestart --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
 fi

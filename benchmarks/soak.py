@@ -1,6 +1,6 @@
 """Soak: many mixed steps (hostile and good) through one KernelEnv; every verdict must be the expected one.
 
-    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--prestart] [--jobs N] [--json out.json]
+    python benchmarks/soak.py --steps 200 [--device cpu|cuda:0] [--prestart] [--jobs N] [--budget-s S] [--json out.json]
 
 Cycles through the exploit catalogue (kernelgym/testing/candidates.py: each with its expected statuses) and the
 honest kernel, on the scaled-relu test task. Prints the number of wrong verdicts, worker processes left over at the
@@ -17,6 +17,7 @@ import collections
 import itertools
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -57,6 +58,8 @@ def main() -> int:
     ap.add_argument("--shape", default=None, help="ROWSxCOLS of the scaled-relu task (default: its own, 4096x65536)")
     ap.add_argument("--prestart", action="store_true", help="judges keep a worker started one evaluation ahead")
     ap.add_argument("--jobs", type=int, default=1, help="steps evaluated concurrently, each thread its own judges")
+    ap.add_argument("--budget-s", type=float, default=None,
+                    help="start no step after this many seconds; the steps done are reported (as after SIGINT)")
     args = ap.parse_args()
 
     from kernelgym.judge.profiles import get_profile
@@ -98,7 +101,12 @@ def main() -> int:
     wrong, counts, lock = [], collections.Counter(), threading.Lock()
     started = time.monotonic()
 
+    stop = threading.Event()  # set by SIGINT (any number of them) or the budget: steps not yet started are skipped
+
     def one(step, name, case):
+        if stop.is_set() or (args.budget_s is not None and time.monotonic() - started > args.budget_s):
+            stop.set()
+            return
         mode, text, expected, words = case
         expected = expected if isinstance(expected, tuple) else (expected,)
         result = judges()[mode].evaluate(task, text, profile=profile, torch_policy=EXPLOIT_POLICY.get(name, "partial"))
@@ -112,17 +120,11 @@ def main() -> int:
             if done % 25 == 0:
                 print(f"step {done} ({time.monotonic() - started:.0f} s) {dict(counts)}", flush=True)
 
-    interrupted = False
+    signal.signal(signal.SIGINT, lambda *_: stop.set())  # `timeout -s INT` signals the whole group, maybe twice
     with ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(one, step, name, case)
-                   for step, (name, case) in zip(range(args.steps), itertools.cycle(plan))]
-        try:
-            for future in futures:
-                future.result()
-        except KeyboardInterrupt:  # out of time (timeout -s INT): report the steps that finished
-            interrupted = True
-            for future in futures:
-                future.cancel()
+        for step, (name, case) in zip(range(args.steps), itertools.cycle(plan)):
+            pool.submit(one, step, name, case)
+    interrupted = stop.is_set()
     drop_caches()
     for pair in made:
         for judge in pair.values():

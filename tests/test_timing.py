@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
 from conftest import GOOD
 from kernelgym.judge.profiles import get_profile
-from kernelgym.judge.timing import TimingConfig, alternate
+from kernelgym.judge.timing import CallTimer, TimingConfig, alternate
 
 
 def recording_timer(name: str, log: list, noisy: bool = True):
@@ -122,3 +123,30 @@ def test_a_cached_baseline_without_an_overhead_figure_is_timed_again(tmp_path, r
     assert result.status == "ok", result.message
     assert result.runtime_spread["baseline"] == "interleaved"
     assert "overhead_ms" in judge.cached_baseline(relu_task)
+
+
+def test_a_scrubbing_timer_poisons_what_each_call_took_and_returned():
+    """The worker's timer leaves nothing of a call's results in released memory: outputs (and any state sharing
+    their storage, such as a cache the candidate kept) and inputs read as NaN after the block; its snapshots do not."""
+    kept, inputs = {}, []
+
+    def fn(x):
+        if "out" not in kept:
+            kept["out"] = x * 2
+        return kept["out"][1:]  # a view: the whole storage behind it is poisoned
+
+    def make_args(i):
+        inputs.append(torch.full((4,), float(i + 1)))
+        return [inputs[-1]]
+
+    snapshots: list = []
+    CallTimer(fn, make_args, "cpu", scrub_released=True).time_block(2, snapshots)
+    assert torch.isnan(kept["out"]).all() and all(torch.isnan(x).all() for x in inputs)
+    assert torch.equal(snapshots[0][0], torch.full((3,), 2.0))
+    assert torch.isnan(snapshots[1][0]).all()  # the second call returned the already-poisoned cache
+
+
+def test_the_reference_timer_leaves_its_tensors_alone():
+    out = torch.ones(3)
+    CallTimer(lambda x: out, lambda i: [torch.zeros(1)], "cpu").time_block(1)
+    assert torch.equal(out, torch.ones(3))

@@ -8,6 +8,9 @@ mean is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`
 On the CPU the same loop runs with ``time.perf_counter`` and the figures are flagged as not
 meaningful by the caller.
 
+In the worker, every tensor a timed call took or returned is scrubbed (:func:`scrub`) once its snapshot is taken:
+the memory a candidate gets back from the allocator on its next call holds poison, never an earlier result.
+
 The functions used here are bound at import time, before any candidate code is loaded in the worker, so a
 candidate that patches ``torch.cuda.Event`` or ``torch.cuda.synchronize`` afterwards does not change them.
 """
@@ -32,6 +35,27 @@ _no_grad = torch.no_grad
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
+_untyped_storage = torch.Tensor.untyped_storage
+_storage_fill = torch.UntypedStorage.fill_
+
+#: the byte every scrubbed storage is filled with: NaN in every floating dtype (fp8 to fp64), -1 in every signed
+#: integer dtype, a non-canonical ``True`` in bool
+POISON_BYTE = 0xFF
+
+
+def scrub(values) -> None:
+    """Overwrite the whole storage of every tensor in ``values`` with :data:`POISON_BYTE`.
+
+    Contract: called on tensors the caller is about to release (a call's inputs and outputs, after any snapshot of
+    them was taken), so that memory the caching allocator hands out next never holds an earlier call's results.
+    Whole storages are filled (not just the viewed elements), so views, expanded and strided outputs are covered;
+    a storage shared with the candidate's own state (an output it also kept) is poisoned too, on purpose.
+    """
+    for value in values:
+        if _is_tensor(value):
+            storage = _untyped_storage(value)
+            if storage.nbytes():
+                _storage_fill(storage, POISON_BYTE)
 
 
 @dataclass(frozen=True)
@@ -85,8 +109,10 @@ class CallTimer:
     from a seed not used before, also when calls come in blocks interleaved with another timer's (:func:`alternate`).
     """
 
-    def __init__(self, fn: Callable, make_args: Callable[[int], list], device: str, flusher: L2Flusher | None = None):
+    def __init__(self, fn: Callable, make_args: Callable[[int], list], device: str, flusher: L2Flusher | None = None,
+                 scrub_released: bool = False):
         self.fn, self.make_args = fn, make_args
+        self.scrub_released = scrub_released
         self.on_gpu = device.startswith("cuda")
         self.flusher = flusher or L2Flusher(device)
         self.times: list[float] = []
@@ -101,7 +127,8 @@ class CallTimer:
     def time_block(self, calls: int, keep: list | None = None) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
-        the judge compares one of them, chosen after the block, with the reference."""
+        the judge compares one of them, chosen after the block, with the reference. With ``scrub_released``, each
+        call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the timed interval."""
         block: list[float] = []
         with _no_grad():
             for _ in range(calls):
@@ -120,10 +147,13 @@ class CallTimer:
                     t0 = _perf_counter()
                     out = self.fn(*args)
                     elapsed = (_perf_counter() - t0) * 1e3
+                outs = out if _type(out) in (tuple, list) else (out,)
                 if keep is not None:
-                    outs = out if _type(out) in (tuple, list) else (out,)
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
-                del args, out
+                if self.scrub_released:
+                    scrub(outs)
+                    scrub(args)
+                del args, out, outs
                 self.times.append(elapsed)
                 block.append(elapsed)
         return block

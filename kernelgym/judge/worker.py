@@ -57,6 +57,7 @@ _equal = torch.equal
 _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
 _warm_up = _timing.CallTimer.warm_up
+_scrub = _timing.scrub
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
@@ -90,13 +91,17 @@ def _watched() -> dict:
         "kernelgym.judge.timing._event_elapsed": _timing._event_elapsed,
         "kernelgym.judge.timing._event_sync": _timing._event_sync,
         "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
+        "kernelgym.judge.timing.scrub": _timing.scrub,
+        "kernelgym.judge.timing._storage_fill": _timing._storage_fill,
+        "kernelgym.judge.timing._untyped_storage": _timing._untyped_storage,
         "kernelgym.judge.transfer.write_tensor": write_tensor,
     }
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
         watched[f"torch.Tensor.{name}"] = getattr(t, name)
     me = sys.modules[__name__]
-    for name in ("_time_block", "_warm_up", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer"):
+    for name in ("_time_block", "_warm_up", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer",
+                 "_scrub"):
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "check", "trial", "profile"):
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
@@ -210,7 +215,10 @@ class Worker:
             self.error("runtime_error", exc, "trial")
             return False
         mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
-        return self.send_outputs(outputs, mutated)
+        sent = self.send_outputs(outputs, mutated)
+        _scrub(outputs)  # released: nothing of this call's results survives for a later call to pick up
+        _scrub(inputs)
+        return sent
 
     def profile(self, seed: int) -> bool:
         """One profiled forward: which kernels ran and whose they were (see :mod:`kernelgym.judge.profile`), then
@@ -226,7 +234,10 @@ class Worker:
         report["candidate_kernels"] = names
         report["interpreter_launches"] = dict(self.launches.counts)
         self.send({"event": Event.PROFILE, "report": report})
-        return self.send_outputs(as_tuple(output), [])
+        sent = self.send_outputs(as_tuple(output), [])
+        _scrub(as_tuple(output))
+        _scrub(inputs)
+        return sent
 
     def send_outputs(self, outputs: tuple, mutated: list[int]) -> bool:
         """Describe ``outputs`` (with the integrity flags of this moment), then copy each tensor into the file the
@@ -263,7 +274,7 @@ class Worker:
     def start_timing(self, seed: int) -> bool:
         config = _timing.TimingConfig(**self.req["timing"])
         self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
-                                self.device)
+                                self.device, scrub_released=True)
         try:
             _warm_up(self.timer, config.warmup)
         except BaseException as exc:  # noqa: BLE001

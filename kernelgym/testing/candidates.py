@@ -114,10 +114,13 @@ if key not in self.memo:
     self.memo[key] = launch(x)
 return self.memo[key]'''), init="self.memo = {}"), "incorrect", "outside"),
     # class 2: stale memory
+    # (runs the kernel on its first call only, then hands back uninitialised memory, hoping the allocator returns
+    # the block that held an earlier call's result: every released input and output is scrubbed to NaN)
     "stale_empty_output": ("guarded", kernel_forward(indent('''
-y = launch(x)
-del y
-return torch.empty_like(x)'''), init="pass"), "incorrect", ""),
+self.calls += 1
+if self.calls == 1:
+    return launch(x)
+return torch.empty_like(x)'''), init="self.calls = 0"), "incorrect", ""),
     # class 3: background thread doing the work after the call returned
     "background_thread": ("runtime", kernel_forward(indent('''
 y = torch.empty_like(x)
