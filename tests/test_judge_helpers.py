@@ -204,3 +204,40 @@ def test_chunked_comparison_matches_whole_tensor_comparison(monkeypatch):
     assert [w.ok for w in whole] == [True, False, False, True, True, False, whole[6].ok]
     assert "2 of 1073" in whole[1].reason and "(30, 7)" in whole[1].reason
     assert "first at [33, 2]" in whole[2].reason
+
+
+def test_an_element_passes_within_tolerance_of_the_eager_or_the_float64_reference():
+    """A kernel more exact than a low-precision reference passes; one far from both fails; the float64 reference
+    never excuses a NaN where the eager reference has a number, nor changes the dtype that must be returned."""
+    import torch
+
+    from kernelgym.judge.correctness import compare_outputs
+
+    exact = torch.linspace(-4, 4, 101, dtype=torch.float64)
+    eager = exact.to(torch.bfloat16)
+    eager[17] += 0.5  # the low-precision reference's own rounding error, far beyond tolerance at this element
+    exact_kernel = exact.to(torch.bfloat16)
+    assert not compare_outputs((eager,), (exact_kernel,), 1e-2, 1e-2).ok
+    assert compare_outputs((eager,), (exact_kernel,), 1e-2, 1e-2, exacts=(exact,)).ok
+    wrong = exact_kernel.clone()
+    wrong[40] += 1.0  # off from both references
+    assert not compare_outputs((eager,), (wrong,), 1e-2, 1e-2, exacts=(exact,)).ok
+    with_nan = exact_kernel.clone()
+    with_nan[17] = float("nan")
+    check = compare_outputs((eager,), (with_nan,), 1e-2, 1e-2, exacts=(exact,))
+    assert not check.ok and "NaN" in check.reason
+    assert not compare_outputs((eager,), (exact.float(),), 1e-2, 1e-2, exacts=(exact,)).ok  # dtype is eager's
+
+
+def test_the_float64_reference_reruns_the_same_model_on_the_same_inputs(tmp_path):
+    import torch
+
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.tasks import load_tasks
+
+    task = load_tasks().get("L1/94_attention_bf16")
+    side = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    eager, = side.outputs(task, 0, 1234, outlier=True)
+    exact, = side.exact_outputs(task, 0, 1234, outlier=True)
+    assert exact.dtype == torch.float64 and exact.shape == eager.shape
+    assert 0 < (exact - eager.double()).abs().max() < 1.0  # the same computation, rounded differently

@@ -4,10 +4,17 @@ Contract of :func:`compare_outputs`: same number of outputs; for each tensor the
 ±Inf at exactly the same positions, and every finite element within ``atol + rtol * |ref|`` (``allclose``); for
 ``statistical`` tasks the mean and standard deviation of each output agree within ``atol + rtol * scale`` instead.
 Non-tensor outputs (Python numbers) are compared the same way as 0-d tensors.
+
+An optional second reference (``exacts``: the same model run in float64, :meth:`ReferenceSide.exact_outputs`) makes
+the check "at least as accurate as the eager reference": a finite element passes when it is within tolerance of the
+eager reference *or* of the float64 result. A low-precision reference's own rounding (bf16 scores before a softmax,
+TF32 convolutions) then never fails a kernel that computes more exactly, while NaN/Inf positions, shapes and dtypes
+are still those of the eager reference.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,9 +61,11 @@ def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck
 CHUNK = 1 << 26
 
 
-def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0) -> TrialCheck:
+def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0,
+                   exact=None) -> TrialCheck:
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
-    time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed)."""
+    time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed). With
+    ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring)."""
     import torch
 
     ref_t = torch.as_tensor(ref)
@@ -70,6 +79,11 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         ref_t, out_t = torch.view_as_real(ref_t), torch.view_as_real(out_t)
     shape = ref_t.shape
     ref_flat, out_flat = ref_t.reshape(-1), out_t.reshape(-1)
+    exact_flat = None
+    if exact is not None and ref_t.is_floating_point() and not ref_t.is_complex():
+        exact_t = torch.as_tensor(exact)
+        if exact_t.shape == ref_t.shape and exact_t.is_floating_point():
+            exact_flat = exact_t.reshape(-1)
     if check == "statistical":
         return _compare_statistics(ref_flat, out_flat, atol, rtol, index)
     if ref_flat.numel() == 0:
@@ -94,6 +108,10 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
             o = torch.where(finite, o, torch.zeros_like(o))
         diff = (o - r).abs()
         excess = diff - (atol + rtol * r.abs())
+        if exact_flat is not None:
+            e = exact_flat[start:start + CHUNK].to(device=r.device, dtype=torch.float64)
+            excess_exact = (o - e).abs() - (atol + rtol * e.abs())
+            excess = torch.minimum(excess, torch.where(torch.isfinite(e), excess_exact, torch.full_like(e, math.inf)))
         at = int(torch.argmax(excess).item())
         n_bad += int((excess > 0).sum().item())
         max_abs = max(max_abs, float(diff.max().item()))
@@ -142,13 +160,17 @@ def _mean_std(flat) -> tuple[float, float]:
     return mean, (squares / (n - 1)) ** 0.5
 
 
-def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose") -> TrialCheck:
-    """Compare every output; the first failing one decides the verdict, else the largest errors are reported."""
+def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose",
+                    exacts: tuple | None = None) -> TrialCheck:
+    """Compare every output; the first failing one decides the verdict, else the largest errors are reported.
+    ``exacts``: float64 outputs of the same model, a second reference per element (module docstring)."""
     if len(refs) != len(outs):
         return TrialCheck(False, f"expected {len(refs)} output(s), got {len(outs)}")
+    if exacts is not None and len(exacts) != len(refs):
+        exacts = None
     best = TrialCheck(True, max_abs_err=0.0, max_rel_err=0.0)
     for i, (r, o) in enumerate(zip(refs, outs)):
-        res = compare_tensor(r, o, atol, rtol, check, i)
+        res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None)
         if not res.ok:
             return res
         if (res.max_abs_err or 0) >= (best.max_abs_err or 0):

@@ -65,6 +65,25 @@ class ReferenceSide:
         with torch.no_grad():
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
+    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: bool = False) -> tuple | None:
+        """The same model and inputs as :meth:`outputs`, run in float64 (a copy of the model with float64
+        parameters, floating inputs upcast from the very values :meth:`outputs` used): the second reference of
+        :mod:`~kernelgym.judge.correctness`. ``None`` when the model cannot run in float64 (an op without a float64
+        kernel, a dtype it insists on)."""
+        import copy
+
+        import torch
+
+        module, model = self.model(task, init_seed)
+        inputs = [x.to(torch.float64) if torch.is_tensor(x) and x.is_floating_point() and not x.is_complex() else x
+                  for x in make_inputs(module, seed, self.device, outlier)]
+        try:
+            exact_model = copy.deepcopy(model).to(torch.float64)
+            with torch.no_grad():
+                return as_tuple(exact_model(*inputs))
+        except (RuntimeError, TypeError, NotImplementedError):
+            return None
+
     # -- timing --------------------------------------------------------------------------------------------------
     def timer(self, task: Task, prof: EvalProfile):
         """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the eager reference, for interleaved timing."""

@@ -219,14 +219,14 @@ class Session:
         """Receive the worker's outputs for inputs from ``seed`` and compare them with the reference's."""
         refs = self.reference.outputs(self.task, self.init_seed, seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
-        check = self._receive_and_check(refs, outlier)
+        check = self._receive_and_check(refs, outlier, seed)
         if trial is not None:
             self.result.trials.append({**trial, **check.to_dict()})
         if not check.ok:
             self.send(Command.STOP)
             raise Verdict("incorrect", f"wrong result in {where}: {check.reason}")
 
-    def _receive_and_check(self, refs: tuple, outlier: bool) -> TrialCheck:
+    def _receive_and_check(self, refs: tuple, outlier: bool, seed: int) -> TrialCheck:
         header = self.expect(Event.OUTPUTS)
         flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
         if flags:
@@ -255,7 +255,14 @@ class Session:
             else:
                 outs.append(desc.get("value"))
         atol = self.task.atol * (10.0 if outlier else 1.0)
-        return compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check)
+        check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check)
+        if not check.ok and self.task.check == "allclose" and _has_floating(refs):
+            # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
+            # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
+            exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier)
+            if exacts is not None:
+                check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
+        return check
 
     def _receive_tensor(self, desc: dict):
         """One output through a file this side made (:mod:`kernelgym.judge.transfer`). The deadlines grow by the
@@ -389,3 +396,7 @@ class Session:
             if attempt < EXTRA_BLOCKS:
                 self._checked_blocks(block)  # more blocks by the judge's clock before concluding
         raise self.reject("timing_wall_mismatch", reason)
+
+
+def _has_floating(values: tuple) -> bool:
+    return any(getattr(v, "is_floating_point", lambda: False)() for v in values)
