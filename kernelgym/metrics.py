@@ -11,6 +11,8 @@ Conventions, the same in every function, report and table:
   for ``p > 0`` an unmeasured speedup never counts as fast. With several samples per task, fast_p is the share
   over all samples (the expected fast_p of one sample). The share of an empty list is ``0.0``.
 * **geometric-mean speedup**: over correct results with a measured speedup; ``None`` when there are none.
+* **degenerate**: a result flagged ``degenerate_task`` (the reference's output did not depend on its inputs, so a
+  constant kernel can "win"); counted in every summary and left out by :func:`exclude_degenerate`.
 * **pass@k**: the unbiased estimator of Chen et al. (2021), ``1 - C(n-c, k) / C(n, k)`` for a task with ``n``
   samples of which ``c`` are correct, averaged over the tasks that have ``n >= k`` samples (``None`` if none do).
 """
@@ -47,6 +49,16 @@ def measured_speedup(result: Result) -> float | None:
     if not is_correct(result) or not result.get("timing_meaningful") or not isinstance(s, (int, float)):
         return None
     return float(s) if math.isfinite(s) and s > 0 else None
+
+
+def is_degenerate(result: Result) -> bool:
+    return any(isinstance(f, Mapping) and f.get("name") == "degenerate_task" for f in result.get("flags") or ())
+
+
+def exclude_degenerate(results: Sequence[Result]) -> list[Result]:
+    """``results`` without those of tasks any result flagged degenerate (the whole task goes, every sample)."""
+    bad = {r.get("task_id") for r in results if is_degenerate(r)}
+    return [r for r in results if r.get("task_id") not in bad]
 
 
 def is_fast(result: Result, p: float) -> bool:
@@ -114,7 +126,7 @@ def summarize(results: Sequence[Result], ps: Iterable[float] = DEFAULT_PS,
     """One row of numbers for a set of results.
 
     Keys: ``n`` (results), ``tasks`` (distinct task ids), ``compiled``, ``correct``, ``measured`` (results with a
-    measured speedup), ``compiled_rate``, ``correct_rate``, ``fast_p`` (``{fast_<p>: share}``),
+    measured speedup), ``degenerate`` (results flagged ``degenerate_task``), ``compiled_rate``, ``correct_rate``, ``fast_p`` (``{fast_<p>: share}``),
     ``geomean_speedup`` (or ``None``), ``pass_at_k`` (``{"pass@<k>": value or None}``).
     """
     n = len(results)
@@ -126,6 +138,7 @@ def summarize(results: Sequence[Result], ps: Iterable[float] = DEFAULT_PS,
         "compiled": compiled,
         "correct": correct,
         "measured": sum(measured_speedup(r) is not None for r in results),
+        "degenerate": sum(map(is_degenerate, results)),
         "compiled_rate": compiled / n if n else 0.0,
         "correct_rate": correct / n if n else 0.0,
         "fast_p": fast_p_curve(results, ps),

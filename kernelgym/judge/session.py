@@ -64,6 +64,7 @@ class Session:
         self.baseline: dict = {}
         self.runner_bound_ms = 0.0
         self.out_bytes = 0
+        self._reference_prints: dict | None = {}  # output digest -> seed (None once the task is flagged degenerate)
 
     # -- limits ------------------------------------------------------------------------------------------------
     def limit(self, name: str) -> float:
@@ -219,12 +220,28 @@ class Session:
         """Receive the worker's outputs for inputs from ``seed`` and compare them with the reference's."""
         refs = self.reference.outputs(self.task, self.init_seed, seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
+        self._note_reference(refs, seed)
         check = self._receive_and_check(refs, outlier, seed)
         if trial is not None:
             self.result.trials.append({**trial, **check.to_dict()})
         if not check.ok:
             self.send(Command.STOP)
             raise Verdict("incorrect", f"wrong result in {where}: {check.reason}")
+
+    def _note_reference(self, refs: tuple, seed: int) -> None:
+        """Flag the task ``degenerate_task`` (once) when two different seeds give the reference bit-identical outputs:
+        an output that does not depend on the inputs can be "computed" by a constant kernel (KernelBench L2/80)."""
+        seen = self._reference_prints
+        if seen is None:
+            return
+        print_ = output_fingerprint(refs)
+        if print_ in seen and seen[print_] != seed:
+            self.result.add_flag("degenerate_task", "the reference returned identical outputs for different inputs: "
+                                                    "its output does not depend on them, so speedups on this task "
+                                                    "mean nothing (reports can exclude it)")
+            self._reference_prints = None
+            return
+        seen[print_] = seed
 
     def _receive_and_check(self, refs: tuple, outlier: bool, seed: int) -> TrialCheck:
         header = self.expect(Event.OUTPUTS)
@@ -400,3 +417,26 @@ class Session:
 
 def _has_floating(values: tuple) -> bool:
     return any(getattr(v, "is_floating_point", lambda: False)() for v in values)
+
+
+def output_fingerprint(values: tuple) -> bytes:
+    """A compact digest of outputs: shape, dtype, float64 sum, and up to 4096 evenly spaced
+    elements of each tensor (bitwise, so NaN equals NaN). Equal outputs always give equal digests."""
+    import hashlib
+
+    import torch
+
+    digest = hashlib.sha256()
+    for value in values:
+        if not torch.is_tensor(value):
+            digest.update(repr(value).encode())
+            continue
+        flat = value.detach().reshape(-1)
+        if flat.is_complex():
+            flat = torch.view_as_real(flat).reshape(-1)
+        step = max(1, flat.numel() // 4096)
+        total = flat.sum(dtype=torch.float64) if flat.numel() else torch.zeros((), dtype=torch.float64)
+        digest.update(f"{tuple(value.shape)}{value.dtype}".encode())
+        digest.update(total.cpu().numpy().tobytes())
+        digest.update(flat[::step][:4096].to(torch.float64).cpu().numpy().tobytes())
+    return digest.digest()

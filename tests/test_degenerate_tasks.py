@@ -1,0 +1,115 @@
+"""Degenerate tasks (an output that does not depend on the inputs, like KernelBench's L2/80, which returns zeros for
+every input): the task linter fails them on KernelBench problems too, the judge flags every result on them
+(``degenerate_task``), and the metrics count them and can leave them out."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kernelgym import metrics
+from kernelgym.lint import lint_tasks
+from kernelgym.tasks import load_kernelbench
+
+#: KernelBench format, tiny shapes: a GEMM whose result is centred over a one-element axis, so always zero
+ZEROS = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.gemm = nn.Linear(in_features, out_features)
+
+        def forward(self, x):
+            x = self.gemm(x)
+            x = torch.max(x, dim=1, keepdim=True).values
+            return x - x.mean(dim=1, keepdim=True)
+
+    batch_size, in_features, out_features = 8, 16, 12
+
+    def get_inputs():
+        return [torch.randn(batch_size, in_features)]
+
+    def get_init_inputs():
+        return [in_features, out_features]
+''')
+
+SCALE = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            return x * 3.0
+
+    def get_inputs():
+        return [torch.randn(8, 16)]
+
+    def get_init_inputs():
+        return []
+''')
+
+#: a "kernel" that writes zeros of the output's shape without reading anything
+ZERO_KERNEL = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def zero_kernel(y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32), mask=offs < n)
+
+    class ModelNew(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+
+        def forward(self, x):
+            y = torch.empty((x.shape[0], 1), device=x.device, dtype=x.dtype)
+            zero_kernel[(1,)](y, y.numel(), BLOCK=64)
+            return y
+''')
+
+
+@pytest.fixture(scope="module")
+def kernelbench_tasks(tmp_path_factory):
+    root = tmp_path_factory.mktemp("kb") / "KernelBench"
+    for name, text in (("level2/80_Gemm_Max_Subtract_GELU.py", ZEROS), ("level1/9_Scale.py", SCALE)):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return load_kernelbench(root)
+
+
+def test_the_linter_fails_a_kernelbench_problem_whose_output_ignores_its_inputs(kernelbench_tasks):
+    reports = {r.task_id: r for r in lint_tasks(kernelbench_tasks)}
+    degenerate = reports["L2/80_Gemm_Max_Subtract_GELU"]
+    assert not degenerate.ok and not degenerate.checks["nonconstant"][0]
+    assert not degenerate.checks["seed_varies"][0]
+    assert reports["L1/9_Scale"].checks["nonconstant"][0] and reports["L1/9_Scale"].checks["seed_varies"][0]
+
+
+@pytest.mark.timeout(300)
+def test_results_on_a_degenerate_task_are_flagged_and_metrics_can_leave_them_out(kernelbench_tasks, judge):
+    from conftest import GOOD  # noqa: F401  (the honest relu candidate is checked below through the relu task)
+
+    task = kernelbench_tasks.get("L2/80_Gemm_Max_Subtract_GELU")
+    zero = judge.evaluate(task, ZERO_KERNEL)
+    assert zero.status == "ok"  # the constant kernel is right: that is what makes the task degenerate
+    assert [f["name"] for f in zero.flags].count("degenerate_task") == 1
+    rows = [zero.to_dict(), {"task_id": "L1/9_Scale", "status": "ok", "flags": []}]
+    assert metrics.summarize(rows)["degenerate"] == 1
+    assert [r["task_id"] for r in metrics.exclude_degenerate(rows)] == ["L1/9_Scale"]
+
+
+@pytest.mark.timeout(300)
+def test_an_honest_task_is_not_flagged(judge, relu_task):
+    from conftest import GOOD
+
+    result = judge.evaluate(relu_task, GOOD)
+    assert result.status == "ok" and "degenerate_task" not in [f["name"] for f in result.flags]
