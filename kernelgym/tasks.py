@@ -211,6 +211,10 @@ def guess_category(name: str) -> str:
 _KNOWN_KEYS = {"category", "dtype", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id"}
 
 
+#: KernelBench's own tolerance per precision (atol = rtol), used for its problems (task set ``kernelbench``)
+KERNELBENCH_TOLERANCE = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2)}
+
+
 def task_from_source(source: str, task_id: str, level: int, path: str | None = None, task_set: str = "") -> Task:
     """Build a :class:`Task` from file text; validates metadata and the presence of the required names."""
     where = path or task_id
@@ -227,7 +231,7 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
     dtype = meta.get("dtype", "float32")
     if dtype not in DEFAULT_TOLERANCE:
         raise TaskError(f"{where}: dtype {dtype!r} is not one of {', '.join(DEFAULT_TOLERANCE)}")
-    atol, rtol = DEFAULT_TOLERANCE[dtype]
+    atol, rtol = (KERNELBENCH_TOLERANCE if task_set == "kernelbench" else {}).get(dtype, DEFAULT_TOLERANCE[dtype])
     check = meta.get("check", "allclose")
     if check not in ("allclose", "statistical"):
         raise TaskError(f"{where}: check must be 'allclose' or 'statistical'")

@@ -241,3 +241,46 @@ def test_the_float64_reference_reruns_the_same_model_on_the_same_inputs(tmp_path
     exact, = side.exact_outputs(task, 0, 1234, outlier=True)
     assert exact.dtype == torch.float64 and exact.shape == eager.shape
     assert 0 < (exact - eager.double()).abs().max() < 1.0  # the same computation, rounded differently
+
+
+def test_the_reference_runs_under_pinned_numerics_whatever_the_process_set(tmp_path):
+    """A trainer's ``allow_tf32`` settings in the judge's process reach neither the reference's outputs nor its
+    timer; the process gets its own settings back."""
+    import torch
+
+    from kernelgym.judge.profiles import get_profile
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.tasks import task_from_source
+
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "class Model(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 0 + float(torch.backends.cuda.matmul.allow_tf32) + 2 * float(torch.backends.cudnn.allow_tf32)\n"
+        "def get_inputs():\n    return [torch.randn(4)]\n"
+        "def get_init_inputs():\n    return []\n")
+    task = task_from_source(source, "L1/flags", 1)
+    side = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = True, False
+        out, = side.outputs(task, 0, 1)
+        assert torch.equal(out, torch.full((4,), 2.0))  # matmul TF32 off, cuDNN TF32 on
+        timer = side.timer(task, get_profile("quick"))
+        kept: list = []
+        timer.time_block(1, kept)
+        assert torch.equal(kept[0][0], torch.full((4,), 2.0))
+        assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == (True, False)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def test_kernelbench_problems_get_kernelbench_tolerances():
+    from kernelgym.tasks import task_from_source
+
+    source = "class Model: pass\ndef get_inputs(): pass\ndef get_init_inputs(): pass\n"
+    assert (task_from_source(source, "L1/a", 1, task_set="kernelbench").atol,
+            task_from_source(source, "L1/a", 1, task_set="kernelbench").rtol) == (1e-4, 1e-4)
+    bf16 = source.replace("class Model", "KERNELGYM = {'dtype': 'bfloat16'}\nclass Model")
+    assert task_from_source(bf16, "L1/a", 1, task_set="kernelbench").atol == 1e-2
+    assert task_from_source(bf16, "L1/a", 1, task_set="kernelgym").atol == 2e-2

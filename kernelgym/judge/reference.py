@@ -14,6 +14,7 @@ from typing import Any
 
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs
+from kernelgym.judge.numerics import reference_numerics
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.tasks import Task
 
@@ -62,7 +63,7 @@ class ReferenceSide:
         import torch
 
         module, model = self.model(task, init_seed)
-        with torch.no_grad():
+        with torch.no_grad(), reference_numerics():
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
     def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: bool = False) -> tuple | None:
@@ -79,7 +80,7 @@ class ReferenceSide:
                   for x in make_inputs(module, seed, self.device, outlier)]
         try:
             exact_model = copy.deepcopy(model).to(torch.float64)
-            with torch.no_grad():
+            with torch.no_grad(), reference_numerics():
                 return as_tuple(exact_model(*inputs))
         except (RuntimeError, TypeError, NotImplementedError):
             return None
@@ -89,8 +90,20 @@ class ReferenceSide:
         """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the eager reference, for interleaved timing."""
         from kernelgym.judge.timing import CallTimer
 
+        class ReferenceTimer(CallTimer):
+            """Every block and warm-up under the reference's pinned numerics (:mod:`kernelgym.judge.numerics`)."""
+
+            def warm_up(self, calls):
+                with reference_numerics():
+                    return super().warm_up(calls)
+
+            def time_block(self, calls, keep=None):
+                with reference_numerics():
+                    return super().time_block(calls, keep)
+
         module, model = self.model(task, 0)
-        timer = CallTimer(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device), self.device)
+        timer = ReferenceTimer(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device),
+                               self.device)
         timer.warm_up(self.timing_config(prof).warmup)
         return timer
 
