@@ -284,3 +284,25 @@ def test_kernelbench_problems_get_kernelbench_tolerances():
     bf16 = source.replace("class Model", "KERNELGYM = {'dtype': 'bfloat16'}\nclass Model")
     assert task_from_source(bf16, "L1/a", 1, task_set="kernelbench").atol == 1e-2
     assert task_from_source(bf16, "L1/a", 1, task_set="kernelgym").atol == 2e-2
+
+
+def test_profiling_feedback_lists_the_top_kernels_of_both_sides_and_can_be_turned_off():
+    from kernelgym.envs.prompt import render_feedback
+    from kernelgym.judge.profile import TOP_KERNELS, coverage_from_events
+    from kernelgym.judge.result import EvalResult
+
+    events = [(f"aten_kernel_{i}", True, float(i)) for i in range(1, 9)] + [("my_fused_kernel", True, 60.0),
+                                                                             ("aten::mm", False, 0.0)]
+    report = coverage_from_events(events, ["my_fused_kernel"])
+    top = report["top_kernels"]
+    assert len(top) == TOP_KERNELS and top[0]["name"] == "my_fused_kernel" and top[0]["own"]
+    assert [k["us"] for k in top] == sorted((k["us"] for k in top), reverse=True)
+    assert abs(top[0]["share"] - 60.0 / 96.0) < 1e-3 and not top[1]["own"]
+    result = EvalResult(task_id="L1/x", status="ok", stage="done",
+                        top_kernels={"candidate": top, "reference": [{"name": "ampere_sgemm", "us": 40.0,
+                                                                      "share": 1.0, "own": False}]})
+    text = render_feedback(result.to_dict())
+    assert "Top kernels of your forward" in text and "my_fused_kernel  (yours)" in text
+    assert "Top kernels of the PyTorch reference" in text and "ampere_sgemm" in text
+    quiet = render_feedback(result.to_dict(), profiling=False)
+    assert "Top kernels" not in quiet and quiet.splitlines()[0] == text.splitlines()[0]

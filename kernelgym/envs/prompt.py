@@ -33,8 +33,9 @@ def render_prompt(task: Task, hardware: dict, backend: str, feedback: str, turn:
     return "\n\n".join(parts)
 
 
-def render_feedback(result: dict) -> str:
-    """The last EvalResult (as a dict) as a short report: verdict, errors, mismatch detail, timings, flags."""
+def render_feedback(result: dict, profiling: bool = True) -> str:
+    """The last EvalResult (as a dict) as a short report: verdict, errors, mismatch detail, timings, flags, and
+    (``profiling``, GPU results only) the top kernels by GPU time of the candidate's forward and of the reference's."""
     lines = [f"Status: {result['status']} (stage reached: {result['stage']})", f"Message: {result['message']}"]
     for flag in result.get("flags") or []:
         lines.append(f"Flag {flag['name']}: {flag['reason']}")
@@ -55,6 +56,12 @@ def render_feedback(result: dict) -> str:
                        ("kernel_coverage", "share of GPU time in your kernels")):
         if result.get(key) is not None:
             lines.append(f"{label}: {100 * result[key]:.1f}%")
+    tops = result.get("top_kernels") or {}
+    for side, label in (("candidate", "your forward"), ("reference", "the PyTorch reference")):
+        if profiling and tops.get(side):
+            lines.append(f"Top kernels of {label} by GPU time:")
+            lines.extend(f"  {100 * (k.get('share') or 0):5.1f}%  {k.get('us', 0):10.1f} us  {k.get('name')}"
+                         + ("  (yours)" if side == "candidate" and k.get("own") else "") for k in tops[side])
     if result["status"] in ("compile_error", "runtime_error", "crashed", "timeout") and result.get("log_tail"):
         lines.append("Log (last lines):\n" + "\n".join(result["log_tail"].strip().splitlines()[-25:]))
     return "\n".join(lines)

@@ -72,11 +72,24 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
         elif ATEN_COMPUTE.match(name) or (strict_aten and ATEN_ELEMENTWISE.match(name)):
             aten.add(name)
     top_foreign = sorted(foreign.items(), key=lambda kv: -kv[1])[:5]
-    return {"kernel_us_total": total, "kernel_us_candidate": mine,
+    return {"kernel_us_total": total, "kernel_us_candidate": mine, "top_kernels": top_kernels(kernels, names),
             "coverage": (mine / total) if total > 0 else None,
             "launched": sorted(n for n in names if any(_matches(k, [n]) for k in kernels)),
             "foreign_kernels": [{"name": n[:120], "us": round(us, 2)} for n, us in top_foreign],
             "aten_compute_ops": sorted(aten)}
+
+
+#: kernels listed in the profiling feedback, per side
+TOP_KERNELS = 5
+
+
+def top_kernels(kernel_us: dict, names: list[str]) -> list[dict]:
+    """The :data:`TOP_KERNELS` kernels with the most device time: name (cut to 120 characters), total µs, share of
+    all kernel time in the forward, and whether it is one of the candidate's (``names``)."""
+    total = sum(kernel_us.values())
+    ranked = sorted(kernel_us.items(), key=lambda kv: -kv[1])[:TOP_KERNELS]
+    return [{"name": n[:120], "us": round(us, 2), "share": round(us / total, 4) if total > 0 else None,
+             "own": _matches(n, names)} for n, us in ranked]
 
 
 def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict, object]:

@@ -41,6 +41,7 @@ class ReferenceSide:
         self.baselines = BaselineCache(Path(cache_dir) / "baselines.json")
         self._references: dict[str, Any] = {}
         self._compiled: dict = {}
+        self._top_kernels: dict = {}
 
     # -- outputs -----------------------------------------------------------------------------------------------
     def model(self, task: Task, init_seed: int):
@@ -84,6 +85,21 @@ class ReferenceSide:
                 return as_tuple(exact_model(*inputs))
         except (RuntimeError, TypeError, NotImplementedError):
             return None
+
+    def top_kernels(self, task: Task, init_seed: int) -> list[dict]:
+        """The eager reference's kernels with the most device time in one forward (GPU only; ``[]`` on the CPU),
+        profiled once per task and kept (:func:`kernelgym.judge.profile.top_kernels`)."""
+        if self.on_cpu:
+            return []
+        key = f"{task.id}:{task.digest}"
+        if key not in self._top_kernels:
+            from kernelgym.judge.profile import profile_forward
+
+            module, model = self.model(task, init_seed)
+            with reference_numerics():
+                report, _ = profile_forward(model, make_inputs(module, TIMING_SEED, self.device), self.device, [])
+            self._top_kernels = {key: report.get("top_kernels") or []}  # one task's at a time, like its model
+        return self._top_kernels[key]
 
     # -- timing --------------------------------------------------------------------------------------------------
     def timer(self, task: Task, prof: EvalProfile):

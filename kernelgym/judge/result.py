@@ -26,6 +26,8 @@ speedup_compile    compile_baseline_ms / runtime_ms
 timing_meaningful  False on CPU (interpreter) or when timing was skipped; speedups then carry no GPU meaning
 iou, mfu           achieved bytes/s over peak bandwidth, achieved FLOP/s over peak (fractions), or ``None``
 kernel_coverage    share of GPU time inside the candidate's own kernels (``None`` when not profiled)
+top_kernels        profiling feedback (GPU): ``{"candidate": [...], "reference": [...]}``, each the forward's kernels
+                   with the most device time (``name``, ``us``, ``share``, ``own``); empty on the CPU
 torch_policy       the torch-use policy the candidate was judged under: ``strict`` | ``partial`` | ``off``
                    (:mod:`kernelgym.judge.policy`)
 flags              list of ``{"name", "reason"}``: hack / anomaly flags raised by the guards
@@ -69,6 +71,7 @@ class EvalResult:
     iou: float | None = None
     mfu: float | None = None
     kernel_coverage: float | None = None
+    top_kernels: dict = field(default_factory=dict)
     torch_policy: str = "partial"
     flags: list = field(default_factory=list)
     durations: dict = field(default_factory=dict)

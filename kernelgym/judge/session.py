@@ -312,6 +312,8 @@ class Session:
                 found.append(("no_custom_kernel", "none of the candidate's kernels was launched in the forward"))
         else:
             res.kernel_coverage = report.get("coverage")
+            res.top_kernels = {"candidate": list(report.get("top_kernels") or []),
+                               "reference": self.reference.top_kernels(self.task, self.init_seed)}
             if not report.get("launched"):
                 found.append(("no_custom_kernel", "none of the candidate's kernels ran on the GPU in the forward"))
             elif res.kernel_coverage is not None and res.kernel_coverage < self.settings.min_kernel_coverage:
