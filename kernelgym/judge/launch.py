@@ -47,6 +47,10 @@ SHM = Path("/dev/shm")
 BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
 
 
+#: how long a timed-out worker gets to dump its stacks (polled; returns as soon as the candidate's line is there)
+STUCK_DUMP_WAIT_S = 3.0
+
+
 @dataclass
 class StartedWorker:
     """A worker process, its result channel (the read end), its scratch directory and log."""
@@ -93,10 +97,13 @@ class StartedWorker:
                         os.kill(pid, signal.SIGUSR1)
             except OSError:
                 pass
-        time.sleep(0.5)
-        grown = os.fstat(self.log_fd).st_size - before
-        dump = tail_fd(self.log_fd, min(max(grown, 0), 64_000)) if grown > 0 else ""
-        lines = re.findall(r'File "[^"]*candidate\.py", line (\d+)', dump)
+        lines: list[str] = []
+        waited_until = time.monotonic() + STUCK_DUMP_WAIT_S  # a loaded machine may schedule the dump late
+        while not lines and time.monotonic() < waited_until:
+            time.sleep(0.05)
+            grown = os.fstat(self.log_fd).st_size - before
+            dump = tail_fd(self.log_fd, min(max(grown, 0), 64_000)) if grown > 0 else ""
+            lines = re.findall(r'File "[^"]*candidate\.py", line (\d+)', dump)
         return int(lines[0]) if lines else None  # faulthandler prints the innermost frame first
 
     def log_tail(self, chars: int = LOG_TAIL_CHARS) -> str:

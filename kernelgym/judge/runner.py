@@ -23,7 +23,7 @@ import weakref
 from pathlib import Path
 
 from kernelgym.judge import guards, policy
-from kernelgym.judge.admission import GpuAdmission
+from kernelgym.judge.admission import GpuAdmission, NoBudget
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import secret_seed
@@ -75,7 +75,8 @@ class Judge:
             :class:`~kernelgym.judge.sandbox.SandboxUnavailable` here when it cannot be set up) or ``"unsafe"``
             (plain child processes; every result flagged ``unsandboxed``); default ``$KERNELGYM_SANDBOX`` or bwrap.
         gpu_lock: a :class:`~kernelgym.judge.admission.SharedExclusiveLock` shared by judges that evaluate
-            concurrently on one GPU: compile and correctness hold it shared, timing exclusively. Default on a GPU:
+            concurrently on one GPU, one step at a time: the build, each trial and the profiled forward hold it
+            shared, the timing warm-up and each timed block exclusively (:meth:`Session.gpu`). Default on a GPU:
             the process-wide admission of that device (:meth:`GpuAdmission.for_device`), so judges in threads of
             one process coordinate without being told; each evaluation also reserves its estimated GPU memory
             (:meth:`memory_need`) from that device's budget for its whole run.
@@ -92,7 +93,10 @@ class Judge:
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
         self.sandbox = mode_from(sandbox)
-        self.admission = GpuAdmission.none() if self.on_cpu else GpuAdmission.for_device(self.device, gpu_lock)
+        if self.on_cpu:  # no memory budget on the CPU; a lock given still orders the steps of concurrent judges
+            self.admission = GpuAdmission.none() if gpu_lock is None else GpuAdmission(gpu_lock, NoBudget())
+        else:
+            self.admission = GpuAdmission.for_device(self.device, gpu_lock)
         self._memory_needs: dict[str, int] = {}
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self._versions: dict[str, str] | None = None
@@ -181,16 +185,17 @@ class Judge:
                                        + (f" (+{len(flags) - 1} more)" if len(flags) > 1 else ""))
 
     # -- the worker ---------------------------------------------------------------------------------------
-    def prebuild(self, task: Task, text: str, arch: str | None = None,
-                 profile: str | EvalProfile = "quick") -> EvalResult | None:
+    def prebuild(self, task: Task, text: str, arch: str | None = None, profile: str | EvalProfile = "quick",
+                 torch_policy: str = policy.DEFAULT) -> EvalResult | None:
         """Build a CUDA candidate without a GPU into the source-keyed build cache, ahead of its evaluation.
 
-        Returns the verdict when the candidate already fails here (format, static checks, build errors), else
-        ``None`` (the GPU evaluation then loads the finished build). Triton candidates return ``None`` at once.
+        Returns the verdict when the candidate already fails here (format, static checks under ``torch_policy``,
+        build errors), else ``None`` (the GPU evaluation then loads the finished build). Triton candidates return
+        ``None`` at once.
         """
         prof = get_profile(profile)
         result = EvalResult(task_id=task.id, backend="cuda", device="cpu (build only)", profile=prof.name,
-                            versions=self.versions())
+                            versions=self.versions(), torch_policy=policy.check(torch_policy))
         try:
             source = self._stage_format(result, text)
             self._stage_static(result, source, "cuda")
@@ -271,8 +276,9 @@ class Judge:
         if self.on_cpu or not base.get("median_ms"):
             return base
         cfg = self.reference.timing_config(prof)
-        timer = self.reference.timer(task, prof)
-        alone = statistics.median(timer.time_block(max(cfg.min_runs, cfg.block), []))
+        with self.admission.exclusive():  # alone means alone: no other evaluation's steps on the GPU either
+            timer = self.reference.timer(task, prof)
+            alone = statistics.median(timer.time_block(max(cfg.min_runs, cfg.block), []))
         if alone < base["median_ms"]:
             return {**base, "median_ms": alone, "how": f"{base.get('how')}, lowered by a block timed alone"}
         return base

@@ -13,6 +13,7 @@ time. While the reference is timed, the worker is frozen (``SIGSTOP`` on its pro
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 
@@ -176,28 +177,41 @@ class Session:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
 
     def _gpu_stages(self, n_standard: int, n_outlier: int, n_recheck: int) -> None:
-        waited = time.monotonic()
-        with self.admission.shared():
-            self.postpone(time.monotonic() - waited)
-            self.enter("compile")
+        """The GPU is held one step at a time (:meth:`gpu`): shared for the build and first forward, each trial and
+        the profiled forward; alone for the timing warm-up and each timed block. So a timer waits for the steps in
+        flight, not for whole stages of other evaluations, and sharers resume between its blocks."""
+        self.enter("compile")
+        with self.gpu():
             self.send(Command.GO)
             self.expect(Event.LOADED)
-            self.enter("correctness")
-            for i in range(n_standard + n_outlier):
+        self.enter("correctness")
+        for i in range(n_standard + n_outlier):
+            with self.gpu():
                 self.trial(i, "standard" if i < n_standard else "outlier")
+        with self.gpu():
             self.profile()
-            if self.prof.compile_baseline and not self.settings.on_cpu:
-                self.reference.compiled(self.task)  # torch.compile's own compilation, outside the exclusive lock
-        waited = time.monotonic()
-        with self.admission.exclusive():  # the GPU to itself while timing
-            self.postpone(time.monotonic() - waited)
-            self.enter("timing")
-            self.time_against_reference()
-            if n_recheck:
-                self.enter("recheck")
-                for i in range(n_recheck):
+        if self.prof.compile_baseline and not self.settings.on_cpu:
+            with self.gpu():
+                self.reference.compiled(self.task)  # torch.compile's own compilation, outside any exclusive hold
+        self.enter("timing")
+        self.time_against_reference()
+        if n_recheck:
+            self.enter("recheck")
+            for i in range(n_recheck):
+                with self.gpu():
                     self.trial(n_standard + n_outlier + i, "recheck")
         self.send(Command.STOP)
+
+    @contextlib.contextmanager
+    def gpu(self, alone: bool = False):
+        """Hold the GPU for one step, shared with other evaluations' steps or (``alone``) to this one; the time
+        spent waiting moves the deadlines on (it is never charged to the candidate). The worker is idle between
+        steps (it acts only on commands and synchronises before it answers), so releasing here leaves no work of
+        this evaluation on the GPU."""
+        waited = time.monotonic()
+        with (self.admission.exclusive() if alone else self.admission.shared()):
+            self.postpone(time.monotonic() - waited)
+            yield
 
     def run_build(self) -> None:
         """Build-only session: the worker executes the text (building its extension) and stops."""
@@ -335,8 +349,9 @@ class Session:
         from kernelgym.judge.timing import alternate
 
         cfg = self.reference.timing_config(self.prof)
-        self.send(Command.TIME, secret_seed())
-        self.expect(Event.TIMING_READY)
+        with self.gpu(alone=True):  # the candidate's warm-up
+            self.send(Command.TIME, secret_seed())
+            self.expect(Event.TIMING_READY)
         cached = None if self.prof.alternate_baseline else self.reference.cached_baseline(self.task)
         if cached is not None and "overhead_ms" not in cached:
             cached = None  # measured alone (older cache): time it again interleaved, which also gives the overhead
@@ -347,9 +362,10 @@ class Session:
         self.clock = BlockClock(self._raw_block)
         blocks = {"candidate": self._checked_blocks}
         if cached is None:
-            timer = self.reference.timer(self.task, self.prof)
+            with self.gpu():  # the reference's warm-up
+                timer = self.reference.timer(self.task, self.prof)
             reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls))
-            blocks["reference"] = reference
+            blocks["reference"] = lambda calls: self._alone(reference, calls)
         samples = alternate(blocks, cfg)
         if not self._checked:  # at least one timed call is always compared
             self._checked_blocks(1, force_check=True)
@@ -360,6 +376,12 @@ class Session:
             base = {**cached, "how": "cached"}
         self.runner_bound_ms = self.check_wall_clock(base, min(cfg.block, cfg.max_runs))
         self.candidate_times, self.baseline = self.clock.times, base
+
+    def _alone(self, block, calls: int) -> list[float]:
+        """One timed block with the GPU to this evaluation; the lock is taken outside the block's own clock, so
+        waiting for it never enters a timing."""
+        with self.gpu(alone=True):
+            return block(calls)
 
     def _frozen(self, run, calls: int) -> list[float]:
         """Run ``run(calls, [])`` (a reference block) with the worker's processes stopped."""
@@ -376,7 +398,7 @@ class Session:
             n = min(self._per_block, calls - len(times))
             seed = secret_seed()
             self._block_seed = seed
-            times += self.clock(n)
+            times += self._alone(self.clock, n)
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
                 # two calls of a block when outputs are small: to move the median a candidate must cheat in more
                 # than half of its calls, and then two random picks miss every cheat with probability below 1/4

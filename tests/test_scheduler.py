@@ -1,0 +1,98 @@
+"""The GPU scheduler's rules (kernelgym/judge/admission.py, Session.gpu): evaluations hold the GPU one step at a
+time, so a timer waits for the steps in flight rather than for other evaluations' whole stages, sharers resume
+between its blocks, and waiting is never charged to a candidate."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+import pytest
+
+from kernelgym.judge.admission import SharedExclusiveLock
+
+
+class RecordingLock(SharedExclusiveLock):
+    """A real SharedExclusiveLock that logs (kind, "in"/"out", thread name, time) for every hold."""
+
+    def __init__(self):
+        super().__init__()
+        self.log: list[tuple[str, str, str, float]] = []
+        self._log_lock = threading.Lock()
+
+    def _note(self, kind: str, edge: str) -> None:
+        with self._log_lock:
+            self.log.append((kind, edge, threading.current_thread().name, time.monotonic()))
+
+    @contextlib.contextmanager
+    def shared(self):
+        with super().shared():
+            self._note("shared", "in")
+            try:
+                yield
+            finally:
+                self._note("shared", "out")
+
+    @contextlib.contextmanager
+    def exclusive(self):
+        with super().exclusive():
+            self._note("exclusive", "in")
+            try:
+                yield
+            finally:
+                self._note("exclusive", "out")
+
+
+def test_a_timer_gets_the_gpu_within_one_step_and_sharers_resume_after_its_block():
+    lock, step_s = RecordingLock(), 0.1
+    asked = {}
+
+    def sharer():
+        for _ in range(8):
+            with lock.shared():
+                time.sleep(step_s)
+
+    def timer():
+        time.sleep(0.15)  # in the middle of the sharer's second step
+        asked["at"] = time.monotonic()
+        with lock.exclusive():
+            asked["got"] = time.monotonic()
+            time.sleep(0.05)
+
+    threads = [threading.Thread(target=sharer, name="sharer"), threading.Thread(target=timer, name="timer")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert asked["got"] - asked["at"] <= step_s + 0.05  # waited for the step in flight only
+    steps = [e for e in lock.log if e[2] == "sharer" and e[1] == "in"]
+    assert len(steps) == 8  # every step of the sharer ran: it resumed after the timer
+    out = next(e[3] for e in lock.log if e[0] == "exclusive" and e[1] == "out")
+    assert any(e[3] >= out for e in steps)  # and some of them after the timer's block
+    holding = 0
+    for kind, edge, _, _ in lock.log:  # never a sharer inside the timer's hold
+        holding += (1 if edge == "in" else -1) if kind == "shared" else 0
+        if kind == "exclusive" and edge == "in":
+            assert holding == 0
+
+
+@pytest.mark.timeout(300)
+def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
+    from conftest import GOOD
+    from kernelgym.judge.runner import Judge
+
+    lock = RecordingLock()
+    judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock)
+    result = judge.evaluate(relu_task, GOOD, profile="quick")
+    assert result.status == "ok", result.message
+    holds = [(kind, t) for kind, edge, _, t in lock.log if edge == "in"]
+    shared = sum(kind == "shared" for kind, _ in holds)
+    exclusive = sum(kind == "exclusive" for kind, _ in holds)
+    trials = sum(1 for t in result.trials if t.get("stage") in ("standard", "outlier"))
+    assert shared >= trials + 2  # the build, every trial and the profiled forward: each its own hold
+    assert exclusive >= 3  # the warm-up and at least one candidate and one reference block, each its own hold
+    depth = 0
+    for kind, edge, _, _ in lock.log:  # holds never nest: the GPU is released between steps
+        depth += 1 if edge == "in" else -1
+        assert depth in (0, 1)
