@@ -17,7 +17,7 @@ if run smoke; then
 fi
 if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"
-  timeout -s INT 230 python3 -m kernelgym.cli eval tasks/solutions/triton --out "$OUT/eval" --profile full --device cuda:0 \
+  timeout -s INT 230 python3 -m kernelgym.cli eval kernelgym/suite/solutions/triton --out "$OUT/eval" --profile full --device cuda:0 \
     --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval.txt"
   timeout -s INT 80 python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
     --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect.txt"

@@ -24,7 +24,7 @@ problems:
 ==================  =====================================================================================
 task set            where its tasks come from
 ==================  =====================================================================================
-``kernelgym``       the suite bundled with kernelgym (``tasks/``): :func:`load_tasks` with no path
+``kernelgym``       the suite bundled with kernelgym (``kernelgym/suite/``): :func:`load_tasks` with no path
 ``kernelbench``     KernelBench's own problems: :func:`load_kernelbench` (a checkout, ``$KERNELBENCH_PATH``,
                     or the Hugging Face dataset ``ScalingIntelligence/KernelBench``)
 any other name      a folder or file given to :func:`load_tasks`: the folder's (or file's) name
@@ -60,7 +60,8 @@ DEFAULT_TOLERANCE = {
     "int64": (0.0, 0.0),
 }
 
-BUNDLED_TASKS = Path(__file__).resolve().parent.parent / "tasks"
+#: The bundled suite (``kernelgym/suite/``: ``level1/`` .. ``level3/``, ``extra/``, and ``solutions/``), package data.
+BUNDLED_TASKS = Path(__file__).resolve().parent / "suite"
 
 #: The name of the bundled suite's task set, and of KernelBench's own problems.
 KERNELGYM_SET = "kernelgym"
@@ -279,7 +280,9 @@ class TaskSet(Sequence[Task]):
             return self._by_id[task_id]
         except KeyError:
             close = [i for i in self._by_id if task_id.split("/")[-1] in i][:5]
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            ids = list(self._by_id)
+            hint = (f"; did you mean {', '.join(close)}?" if close else
+                    f"; this set has {len(ids)} tasks, {ids[0]} .. {ids[-1]}" if ids else "; this set is empty")
             raise TaskError(f"unknown task id {task_id!r}{hint}") from None
 
     def select(self, levels: Iterable[int] | None = None, categories: Iterable[str] | None = None,
@@ -469,6 +472,7 @@ def load_task_set(name: str, path: str | Path | None = None, levels: Iterable[in
 
 
 def solution_path(task: Task, backend: str = "triton", root: Path | None = None) -> Path:
-    """Where the verified reference solution of ``task`` lives: ``tasks/solutions/<backend>/<L1>/<stem>.py``."""
+    """Where the verified reference solution of ``task`` lives:
+    ``kernelgym/suite/solutions/<backend>/<L1>/<stem>.py``."""
     prefix, stem = task.id.split("/", 1)
     return (root or BUNDLED_TASKS / "solutions") / backend / prefix / f"{stem}.py"

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("ray")
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "tasks" / "solutions" / "triton" / "L1"
+SOLUTIONS = ROOT / "kernelgym" / "suite" / "solutions" / "triton" / "L1"
 
 SCRIPT = """
 import sys

@@ -15,7 +15,7 @@ from kernelgym import cli, metrics
 from kernelgym.report import render_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "tasks" / "solutions" / "triton" / "L1"
+SOLUTIONS = ROOT / "kernelgym" / "suite" / "solutions" / "triton" / "L1"
 
 
 def res(task_id="L1/1_a", status="ok", speedup=None, meaningful=True, stage=None):

@@ -12,7 +12,7 @@ from fake_openai import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-RELU_SOLUTION = (ROOT / "tasks" / "solutions" / "triton" / "L1" / "15_relu.py").read_text()
+RELU_SOLUTION = (ROOT / "kernelgym" / "suite" / "solutions" / "triton" / "L1" / "15_relu.py").read_text()
 
 
 def run_example(name: str, *args: str, tmp_path: Path) -> subprocess.CompletedProcess:

@@ -28,8 +28,9 @@ class ReplayPolicy:
     """Answers each task with a stored candidate file.
 
     ``root`` may be laid out in any of the layouts of :mod:`kernelgym.data.layout`: ``<backend>/<L1|L2|L3|X>/
-    <stem>.py`` (the default root, the bundled verified solutions ``tasks/solutions``), ``<L1>/<stem>.py``, one
-    folder of samples per task, flat files named by task id, or KernelBench's ``level_L_problem_P_sample_S_kernel.py``.
+    <stem>.py`` (the default root, the bundled verified solutions ``kernelgym/suite/solutions``), ``<L1>/<stem>.py``,
+    one folder of samples per task, flat files named by task id, or KernelBench's
+    ``level_L_problem_P_sample_S_kernel.py``.
     When a task has several files, the episode's ``sample`` index picks one (cycling). The answer is wrapped in a
     fenced python block, as an LLM would write it. Raises ``KeyError`` for a task with no stored file; use
     :meth:`has` to check first.
