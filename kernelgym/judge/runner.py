@@ -24,6 +24,7 @@ from pathlib import Path
 
 from kernelgym.judge import guards, policy
 from kernelgym.judge.admission import GpuAdmission, NoBudget
+from kernelgym.judge.batch import BatchPlan
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import secret_seed
@@ -109,10 +110,14 @@ class Judge:
 
     # ------------------------------------------------------------------------------------------------------
     def evaluate(self, task: Task, text: str, backend: str = "triton", profile: str | EvalProfile = "quick",
-                 torch_policy: str = policy.DEFAULT) -> EvalResult:
+                 torch_policy: str = policy.DEFAULT, batch: BatchPlan | None = None) -> EvalResult:
         """Evaluate one candidate text for ``task`` under ``torch_policy`` (:mod:`kernelgym.judge.policy`). Never
-        raises on anything the text contains (ValueError for an unknown profile or policy)."""
+        raises on anything the text contains (ValueError for an unknown profile or policy, or a ``batch`` plan of
+        another task). With ``batch`` (a :class:`~kernelgym.judge.batch.BatchPlan` of ``task``), the trials use
+        the plan's secret seeds and reference outputs, shared with the other evaluations of the batch."""
         prof = get_profile(profile)
+        if batch is not None:
+            batch.check_task(task)
         result = EvalResult(task_id=task.id, backend=backend, device=self.describe_device(), profile=prof.name,
                             versions=self.versions(), hardware={"device": self.device},
                             torch_policy=policy.check(torch_policy))
@@ -126,7 +131,7 @@ class Judge:
             if backend == "cuda" and self.on_cpu:
                 raise Verdict("unsupported", "CUDA candidates cannot run on this device (no GPU); use the triton "
                                               "backend or evaluate on a GPU")
-            self._run_worker(result, task, source, prof)
+            self._run_worker(result, task, source, prof, plan=batch)
             result.stage, result.status = "done", "ok"
             result.message = self._ok_message(result)
         except Verdict as verdict:
@@ -206,12 +211,12 @@ class Judge:
         return None
 
     def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile, mode: str = "evaluate",
-                    arch: str | None = None) -> None:
+                    arch: str | None = None, plan: BatchPlan | None = None) -> None:
         build_dir = extension_dir(self.cache_dir, source) if result.backend == "cuda" else None
         if build_dir is not None:
             build_dir.mkdir(parents=True, exist_ok=True)
         worker = self.launcher.take([build_dir] if build_dir is not None else None)
-        init_seed = secret_seed() % 100_003
+        init_seed = plan.init_seed if plan is not None else secret_seed() % 100_003
         request = {
             "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
             "env": self._candidate_env(build_dir, arch), "init_seed": init_seed, "warmup_seed": secret_seed(),
@@ -221,7 +226,7 @@ class Judge:
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
-                          self.memory_need(task), source)
+                          self.memory_need(task), source, plan)
         timed = False
         try:
             session.send(json.dumps(request))

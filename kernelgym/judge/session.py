@@ -53,10 +53,11 @@ class Session:
 
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
                  result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
-                 source: str = ""):
+                 source: str = "", plan=None):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
         self.source = source
+        self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
         self.reader = FrameReader(worker.read_fd)
         self.stage_name, self.stage_started = "startup", time.monotonic()
         self.deadline = self.stage_started + self.limit("startup")
@@ -224,15 +225,24 @@ class Session:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
 
     # -- outputs -------------------------------------------------------------------------------------------------
+    def secret(self, kind: str, index: int) -> int:
+        """A trial's secret seed: the batch plan's for that trial when the evaluation is part of one
+        (:mod:`kernelgym.judge.batch`), else a fresh one."""
+        return self.plan.seed(kind, index) if self.plan is not None else secret_seed()
+
     def trial(self, index: int, kind: str) -> None:
-        seed = secret_seed()
+        seed = self.secret(kind, index)
         self.send(Command.TRIAL, seed, int(kind == "outlier"))
         where = "after timing" if kind == "recheck" else f"{kind} trial {index}"
         self.compare(seed, kind == "outlier", where, trial={"trial": index, "stage": kind})
 
     def compare(self, seed: int, outlier: bool, where: str, trial: dict | None = None) -> None:
         """Receive the worker's outputs for inputs from ``seed`` and compare them with the reference's."""
-        refs = self.reference.outputs(self.task, self.init_seed, seed, outlier)
+        def compute():
+            return self.reference.outputs(self.task, self.init_seed, seed, outlier)
+
+        refs = self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
+            else compute()
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         self._note_reference(refs, seed)
         check = self._receive_and_check(refs, outlier, seed)
@@ -308,7 +318,7 @@ class Session:
     def profile(self) -> None:
         """The profiled forward: its outputs are compared, and the candidate's own kernels must have done the work
         (see docs/SECURITY.md)."""
-        seed = secret_seed()
+        seed = self.secret("profile", 0)
         self.send(Command.PROFILE, seed)
         header = self.expect(Event.PROFILE)
         self.compare(seed, False, "the profiled forward")

@@ -1,0 +1,81 @@
+"""Paying for the reference once per batch (kernelgym/judge/batch.py): evaluations of one task in a batch share the
+trials' secret seeds and the reference's outputs, and nothing of one candidate reaches another."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import GOOD
+from kernelgym.judge.batch import BatchPlan
+from kernelgym.judge.runner import Judge
+from kernelgym.testing.candidates import indent, kernel_forward
+
+#: where a candidate might leave its outputs for a later one: the places a worker can write to or read from
+_PLACES = '["/tmp", "/dev/shm", "/var/tmp", os.getcwd(), os.path.dirname(os.getcwd()), os.path.expanduser("~")]'
+
+#: honest, and leaves every output it computes, named by its input, wherever it can write
+LEAVES_OUTPUTS = kernel_forward(indent(f'''
+y = launch(x)
+key = "%.17g_%d" % (float(x.double().sum()), x.numel())
+for place in {_PLACES}:
+    try:
+        torch.save(y.cpu(), os.path.join(place, "kg_leak_" + key + ".pt"))
+    except Exception:
+        pass
+return y'''), imports="import os")
+
+#: wrong on large inputs (the outlier trials), right on ordinary ones (so timed calls pass); before computing it
+#: looks for an output an earlier candidate left for the very same inputs
+READS_LEFTOVERS = kernel_forward(indent(f'''
+y = launch(x)
+key = "%.17g_%d" % (float(x.double().sum()), x.numel())
+for place in {_PLACES}:
+    path = os.path.join(place, "kg_leak_" + key + ".pt")
+    if os.path.exists(path):
+        return torch.load(path).to(x.device)
+return torch.where(x.abs() > 8, torch.zeros_like(y), y)'''), imports="import os")
+
+
+@pytest.fixture(scope="module")
+def runtime_judge(tmp_path_factory):
+    return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False)
+
+
+@pytest.mark.timeout(300)
+def test_the_reference_runs_once_per_trial_for_the_whole_batch(judge, relu_task):
+    plan = BatchPlan(relu_task)
+    first = judge.evaluate(relu_task, GOOD, batch=plan)
+    assert first.status == "ok", first.message
+    after_first = plan.computed
+    assert after_first >= len(first.trials)  # every trial's reference computed once (the profiled forward too)
+    second = judge.evaluate(relu_task, GOOD, batch=plan)
+    assert second.status == "ok", second.message
+    assert plan.computed == after_first  # nothing computed again for the second candidate's trials
+    assert [t["trial"] for t in first.trials] == [t["trial"] for t in second.trials]
+
+
+def test_a_plan_serves_one_task_only(judge, relu_task, tmp_path):
+    from kernelgym.testing.candidates import resized_relu_task
+
+    other = resized_relu_task(tmp_path, 4, 8)  # same id, other problem: a different digest
+    with pytest.raises(ValueError, match="belongs to"):
+        judge.evaluate(other, GOOD, batch=BatchPlan(relu_task))
+
+
+@pytest.mark.timeout(600)
+def test_a_candidate_cannot_pick_up_an_earlier_candidates_outputs_for_the_same_inputs(runtime_judge, relu_task):
+    plan = BatchPlan(relu_task)
+    assert runtime_judge.evaluate(relu_task, LEAVES_OUTPUTS, batch=plan).status == "ok"
+    result = runtime_judge.evaluate(relu_task, READS_LEFTOVERS, batch=plan)
+    assert result.status == "incorrect" and "outlier trial" in result.message, result.message
+
+
+@pytest.mark.timeout(600)
+def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(tmp_path, relu_task):
+    """The control: with plain child processes (``sandbox="unsafe"``) the two candidates share /tmp, the leftover
+    outputs are found and the outlier-blind kernel passes — flagged ``unsandboxed``, as every such result is."""
+    judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False, sandbox="unsafe")
+    plan = BatchPlan(relu_task)
+    assert judge.evaluate(relu_task, LEAVES_OUTPUTS, batch=plan).status == "ok"
+    result = judge.evaluate(relu_task, READS_LEFTOVERS, batch=plan)
+    assert result.status == "ok" and "unsandboxed" in [f["name"] for f in result.flags], result.message
