@@ -25,21 +25,35 @@ from kernelgym.judge.runner import Judge  # noqa: E402
 from kernelgym.tasks import load_tasks  # noqa: E402
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--profile", default="full")
-    ap.add_argument("--pattern", default="*")
-    ap.add_argument("--backend", default="triton")
-    ap.add_argument("--device", default=None)
-    ap.add_argument("--cache-dir", default=None)
-    ap.add_argument("--json", default=None)
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="kernelgym bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5,
+                    help="independent evaluations of each solution (default 5); the speedup CV is over these")
+    ap.add_argument("--profile", default="full", choices=["quick", "full"],
+                    help="evaluation profile (default full: fresh interleaved eager timing every time)")
+    ap.add_argument("--pattern", default="*", help="fnmatch pattern over task ids, e.g. 'L1/*' (default: all)")
+    ap.add_argument("--backend", default="triton", choices=["triton", "cuda"],
+                    help="which bundled solutions to time (default triton)")
+    ap.add_argument("--device", default=None, help="cpu or cuda[:i] (default: the GPU if present, else cpu)")
+    ap.add_argument("--cache-dir", default=None, help="baseline cache folder (default ~/.cache/kernelgym)")
+    ap.add_argument("--json", default=None, metavar="FILE", help="also write every row to this JSON file")
     ap.add_argument("--budget-s", type=float, default=None, help="stop starting new tasks after this many seconds")
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> int:
+    from kernelgym.hardware import require_device
+
+    args = build_parser().parse_args()
+    args.device = require_device(args.device)
 
     tasks = load_tasks()
     policy = ReplayPolicy(backend=args.backend)
     ids = [i for i in policy.task_ids() if fnmatch.fnmatch(i, args.pattern) and i in tasks]
+    if not ids:
+        print(f"kernelgym: error: no bundled {args.backend} solution matches --pattern {args.pattern!r} "
+              f"({len(policy.task_ids())} solutions, e.g. {', '.join(policy.task_ids()[:2])})", file=sys.stderr)
+        return 2
     judge = Judge(device=args.device, cache_dir=args.cache_dir)
     print(f"device: {judge.describe_device()}  versions: {judge.versions()}  profile: {args.profile}  "
           f"tasks: {len(ids)}  repeats: {args.repeats}", flush=True)

@@ -2,7 +2,10 @@
 
 Every subcommand has ``--help``. User errors (unknown task id, unreadable file, unreachable endpoint, bad option)
 print one line on stderr starting with ``kernelgym: error:`` and exit with status 2; warnings print as one
-``kernelgym: warning:`` line each. ``eval``, ``collect`` and ``bench`` live in :mod:`kernelgym.commands`.
+``kernelgym: warning:`` line each. A device that is not available (``--device cuda`` on a CPU-only torch) and task
+filters that match nothing are such errors. A reader that closes the pipe early (``kernelgym tasks list | head``)
+ends the command quietly (status 141). ``--version`` prints the version. ``eval``, ``collect`` and ``bench`` live in
+:mod:`kernelgym.commands`.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ def cmd_demo(args) -> int:
     env = gym.make("KernelGym-L1-v0", max_turns=args.turns, device=args.device, profile=args.profile)
     solved = [t for t in env.unwrapped.tasks.ids if policy.has(t)]
     if not solved:
-        raise CliError("no bundled level-1 solution found under tasks/solutions/triton/L1")
+        raise CliError(f"no bundled level-1 solution found under {policy.root / policy.backend / 'L1'}")
     task_id = args.task or solved[0]
     obs, info = env.reset(seed=args.seed, options={"task_id": task_id})
     print(f"== task {task_id} on {env.unwrapped.device}")
@@ -100,21 +103,26 @@ def cmd_tasks_lint(args) -> int:
 
 
 def _select(tasks, args):
-    levels = [int(x) for x in args.level] if getattr(args, "level", None) else None
-    cats = args.category or None
-    return tasks.select(levels=levels, categories=cats, pattern=getattr(args, "pattern", None))
+    from kernelgym.commands.options import narrow
+
+    return narrow(tasks, levels=args.level, categories=args.category, pattern=args.pattern)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from kernelgym._version import __version__
+
     parser = argparse.ArgumentParser(prog="kernelgym", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"kernelgym {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("demo", help="run one episode with a bundled solution and print what happens")
     p.add_argument("--task", help="task id (default: the first level-1 task with a bundled solution)")
     p.add_argument("--device", default=None, help="cpu or cuda[:i] (default: GPU if present)")
-    p.add_argument("--profile", default="quick", choices=["quick", "full"])
-    p.add_argument("--turns", type=int, default=2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profile", default="quick", choices=["quick", "full"],
+                   help="evaluation profile: quick (RL inner loop) or full (benchmarking); default quick")
+    p.add_argument("--turns", type=int, default=2, help="attempts in the episode (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of env.reset (default 0)")
     p.set_defaults(func=cmd_demo)
 
     tasks = sub.add_parser("tasks", help="list, show or lint tasks").add_subparsers(dest="tasks_command",
@@ -124,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = tasks.add_parser(name, help=helptext)
         p.add_argument("--path", "--tasks", dest="path", default=None,
                        help="task folder, file or parquet (default: bundled suite)")
-        p.add_argument("--level", action="append", help="keep this level (repeatable)")
+        p.add_argument("--level", action="append", type=int, help="keep this level (repeatable)")
         p.add_argument("--category", action="append", help="keep this category (repeatable)")
         p.add_argument("--pattern", help="fnmatch pattern over task ids, e.g. 'L2/*conv*'")
         p.set_defaults(func=func)
@@ -136,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", help="write the full report to this file")
             p.add_argument("-v", "--verbose", action="store_true", help="print passing tasks too")
     p = tasks.add_parser("show", help="print one task's metadata and source")
-    p.add_argument("task_id")
+    p.add_argument("task_id", help="the task's id, e.g. L1/15_relu (kernelgym tasks list --ids lists them)")
     p.add_argument("--path", "--tasks", dest="path", default=None, help="task folder, file or parquet")
     p.set_defaults(func=cmd_tasks_show)
 
@@ -152,6 +160,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"kernelgym: warning: {message}", file=sys.stderr)
 
 
+def _pipe_closed() -> int:
+    """The reader of stdout went away (``kernelgym tasks list | head -1``): stop quietly, as ``yes | head`` does,
+    with status 141 (128 + SIGPIPE). stdout is pointed at /dev/null so that the interpreter's last flush is quiet."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
+
+
 def main(argv: list[str] | None = None) -> int:
     from kernelgym.tasks import TaskError
 
@@ -164,7 +185,15 @@ def main(argv: list[str] | None = None) -> int:
 
                 return bench.run(argv[1:])
             args = build_parser().parse_args(argv)
-            return args.func(args)
+            if getattr(args, "device", None) is not None:
+                from kernelgym.hardware import require_device
+
+                args.device = require_device(args.device)
+            code = args.func(args)
+            sys.stdout.flush()  # a closed pipe shows here, inside the try, not at interpreter exit
+            return code
+        except BrokenPipeError:
+            return _pipe_closed()
         except (CliError, TaskError, ValueError, OSError) as exc:
             print(f"kernelgym: error: {exc}", file=sys.stderr)
             return 2

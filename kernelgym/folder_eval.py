@@ -20,6 +20,7 @@ from typing import Iterable
 from kernelgym import metrics
 from kernelgym.data.layout import CandidateFile, assign, scan
 from kernelgym.data.writers import JsonlWriter, read_rows
+from kernelgym.judge import policy
 from kernelgym.parallel import JudgePool
 from kernelgym.progress import LiveCounts
 from kernelgym.report import write_report
@@ -44,13 +45,17 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
                     profile: str = "quick", device: str | None = None, jobs: int | None = None,
                     resume: bool = False, ps: Iterable[float] = metrics.DEFAULT_PS,
                     ks: Iterable[int] = metrics.DEFAULT_KS, cache_dir: str | Path | None = None,
-                    evaluator=None, progress: bool = True) -> FolderEvaluation:
+                    evaluator=None, progress: bool = True, torch_policy: str = "partial") -> FolderEvaluation:
     """Evaluate every candidate file under ``root`` against ``tasks`` and write the reports to ``out_dir``.
+
+    ``evaluator``: a :class:`~kernelgym.evaluators.Evaluator` to evaluate on (default: local judges, ``jobs`` at
+    once); ``torch_policy``: ``"strict"``, ``"partial"`` or ``"off"`` (:mod:`kernelgym.judge.policy`).
 
     Raises:
         OSError: ``root`` is not a readable folder.
         ValueError: no file under ``root`` answers a task of ``tasks``.
     """
+    policy.check(torch_policy)
     root, out = Path(root), Path(out_dir)
     if not root.is_dir():
         raise OSError(f"cannot read folder {root}")
@@ -81,7 +86,7 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
         with JudgePool(device=device, cache_dir=cache_dir, max_workers=jobs, evaluator=evaluator) as pool, \
                 LiveCounts(len(todo), "eval", ("compiled", "correct", "fast_1"), progress) as bar:
             items = [(tasks.get(task_id), text) for task_id, _, text in todo]
-            for i, result in pool.imap(items, backend=backend, profile=profile):
+            for i, result in pool.imap(items, backend=backend, profile=profile, torch_policy=torch_policy):
                 task_id, f, text = todo[i]
                 task = tasks.get(task_id)
                 data = result.to_dict()
@@ -98,7 +103,9 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
     report = metrics.tables([r["result"] for r in evaluation.rows],
                             {r["task_id"]: r["category"] for r in evaluation.rows}, ps, ks)
     task_sets = sorted({tasks.get(r["task_id"]).task_set for r in evaluation.rows} - {""})
-    report.update(source=str(root), task_set=", ".join(task_sets) or None, backend=backend, profile=profile,
+    report.update(source=str(root), task_set=", ".join(task_sets) or None, backend=backend,
+                  profile=getattr(profile, "name", profile),
+                  torch_policy=torch_policy,
                   device=evaluation.rows[0]["result"].get("device") if evaluation.rows else device,
                   files=len(evaluation.rows), unmatched_files=len(evaluation.unmatched),
                   unmatched=evaluation.unmatched)

@@ -66,6 +66,59 @@ class HardwareSpec:
         return self.measured.get(what) or self.peaks.get(what) or None
 
 
+class DeviceUnavailable(ValueError):
+    """The device asked for does not exist on this machine (or is not one kernelgym runs on); the one-line message
+    says what is available."""
+
+
+def available_devices() -> list[str]:
+    """The devices a judge can run on here: ``cpu``, then ``cuda:0`` ... ``cuda:N-1`` for each visible GPU."""
+    import torch
+
+    return ["cpu"] + [f"cuda:{i}" for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0)]
+
+
+def require_device(device: str | None) -> str | None:
+    """``device`` in canonical form (``"cpu"``, ``"cuda"``, ``"cuda:i"``) when it can be used here; ``None`` (the
+    default device: GPU 0 if present, else the CPU) unchanged.
+
+    Raises:
+        DeviceUnavailable: a one-line message naming the device and what is available, e.g. ``device 'cuda' is
+            not available: this torch (2.13.0+cpu) is built without CUDA; available: cpu``.
+    """
+    if device is None:
+        return None
+    import torch
+
+    available = available_devices()
+    have = f"available: {', '.join(available)}"
+    try:
+        dev = torch.device(str(device).strip().lower())
+    except (RuntimeError, ValueError):
+        raise DeviceUnavailable(f"unknown device {device!r}: use cpu or cuda[:i]; {have}") from None
+    if dev.type == "cpu":
+        return "cpu"
+    if dev.type != "cuda":
+        raise DeviceUnavailable(f"device {device!r} is not supported: kernelgym runs on cpu or cuda[:i]; {have}")
+    if torch.version.cuda is None and torch.version.hip is None:
+        raise DeviceUnavailable(f"device {device!r} is not available: this torch ({torch.__version__}) is built "
+                                f"without CUDA; {have}")
+    if len(available) == 1:
+        raise DeviceUnavailable(f"device {device!r} is not available: no GPU is visible "
+                                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); {have}")
+    if dev.index is not None and f"cuda:{dev.index}" not in available:
+        raise DeviceUnavailable(f"device {device!r} is not available: {len(available) - 1} GPU(s) visible; {have}")
+    return "cuda" if dev.index is None else f"cuda:{dev.index}"
+
+
+def require_gpus(needed: float, available: float, where: str = "the Ray cluster") -> None:
+    """Raise :class:`DeviceUnavailable` when ``needed`` GPUs exceed the ``available`` ones (work placed there would
+    wait forever)."""
+    if needed > available:
+        raise DeviceUnavailable(f"{needed:g} GPU(s) asked for but {where} has {available:g}; ask for at most "
+                                f"{available:g} (or none: GPU-less actors run on the CPU)")
+
+
 def detect(device: str | None = None) -> HardwareSpec:
     """Describe ``device`` (default: GPU 0 if there is one, else the CPU)."""
     import torch

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kernelgym.metrics import fast_key
 
-_HEADER_KEYS = ("source", "task_set", "device", "backend", "profile", "files", "unmatched_files")
+_HEADER_KEYS = ("source", "task_set", "device", "backend", "profile", "torch_policy", "files", "unmatched_files")
 
 
 def _pct(x) -> str:

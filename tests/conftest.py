@@ -57,11 +57,34 @@ def worker_processes(owner: int | None = None, idle_groups=()) -> list[int]:
 
 
 class InstantEvaluator:
-    """Scores without running anything: status ok when the text holds the GOOD kernel's expression."""
+    """A :class:`kernelgym.evaluators.Evaluator` that scores without running anything: status ok when the text holds
+    the GOOD kernel's expression. Records the torch policy of every call in ``policies``."""
 
     device = "cpu"
 
-    def evaluate(self, task, text, backend="triton", profile="quick"):
+    def __init__(self):
+        self.policies = []
+
+    def evaluate(self, task, text, backend="triton", profile="quick", torch_policy="partial"):
+        from kernelgym.judge import policy
+
+        self.policies.append(policy.check(torch_policy))
         ok = "* 2.0 + 1.0" in text
-        return EvalResult(task_id=task.id, stage="done" if ok else "correctness", status="ok" if ok else "incorrect",
-                          message="instant")
+        return EvalResult(task_id=task.id, backend=backend, stage="done" if ok else "correctness",
+                          status="ok" if ok else "incorrect", message="instant", torch_policy=torch_policy)
+
+    def submit(self, task, text, *, backend="triton", profile="quick", torch_policy="partial"):
+        from concurrent.futures import Future
+
+        future = Future()
+        future.set_result(self.evaluate(task, text, backend, profile, torch_policy))
+        return future
+
+    def evaluate_many(self, items, *, backend="triton", profile="quick", torch_policy="partial"):
+        return [self.evaluate(task, text, backend, profile, torch_policy) for task, text in items]
+
+    def hardware_json(self):
+        return None  # unknown: the env describes its own device
+
+    def close(self):
+        pass

@@ -95,6 +95,51 @@ def test_vector_env_steps_episodes_concurrently(pool):
     venv.close()
 
 
+def test_the_pool_is_an_evaluator_returning_eval_results(pool, relu_task):
+    import concurrent.futures as cf
+    import json
+
+    from kernelgym.evaluators import Evaluator, as_evaluator
+    from kernelgym.judge.result import EvalResult
+
+    assert isinstance(pool, Evaluator) and as_evaluator(pool) is pool
+    future = pool.submit(relu_task, GOOD.replace("256", "64"), backend="triton", profile="quick",
+                         torch_policy="partial")
+    assert isinstance(future, cf.Future) and type(future.result()) is EvalResult
+    assert json.loads(pool.hardware_json())["kind"] == "cpu"
+
+
+def test_the_torch_policy_reaches_the_actors_judge(pool, relu_task):
+    from test_torch_policy import TORCH_THEN_OWN_EPILOGUE
+
+    items = [(relu_task, TORCH_THEN_OWN_EPILOGUE)]
+    before = pool.stats["deduplicated"]
+    [strict] = pool.evaluate_many(items, torch_policy="strict")
+    [partial] = pool.evaluate_many(items, torch_policy="partial")
+    [default] = pool.evaluate_many(items)
+    assert (strict.status, strict.torch_policy) == ("rejected", "strict"), strict.message
+    assert strict.flags[0]["name"] == "torch_fallback"
+    assert (partial.status, partial.torch_policy) == ("ok", "partial"), partial.message
+    assert (default.status, default.torch_policy) == ("ok", "partial")
+    assert pool.stats["deduplicated"] == before + 1  # the policy is part of the deduplication key
+    with pytest.raises(ValueError, match="strict, partial, off"):
+        pool.submit(relu_task, GOOD, torch_policy="lenient")
+
+
+def test_an_env_on_the_pool_passes_its_torch_policy(pool, relu_task):
+    import gymnasium as gym
+
+    import kernelgym  # noqa: F401
+    from test_torch_policy import TORCH_THEN_OWN_EPILOGUE
+
+    env = gym.make("KernelGym-L1-v0", tasks=str(DATA / "tasks"), evaluator=pool, torch_policy="strict")
+    env.reset(seed=0, options={"task_id": relu_task.id})
+    *_, info = env.step(TORCH_THEN_OWN_EPILOGUE)
+    assert (info["result"]["status"], info["result"]["torch_policy"]) == ("rejected", "strict")
+    env.close()  # the pool is the caller's: still usable
+    assert pool.evaluate_many([(relu_task, GOOD)])[0].status == "ok"
+
+
 def test_shared_exclusive_lock_excludes_sharers_while_exclusive():
     import threading
 

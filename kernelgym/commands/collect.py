@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from kernelgym.commands import CliError
-from kernelgym.commands.options import add_judge_options, add_task_options, ray_evaluator, select_tasks
+from kernelgym.commands.options import (add_judge_options, add_task_options, judge_profile, ray_evaluator,
+                                        select_tasks)
 
 DESCRIPTION = """Run a policy over a task set, K turns x N samples per task, one record per episode.
 
@@ -26,9 +27,9 @@ def register(sub) -> None:
     g.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1")
     g.add_argument("--model", help="served model name")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    g.add_argument("--temperature", type=float, default=0.7)
-    g.add_argument("--top-p", type=float, default=1.0)
-    g.add_argument("--max-tokens", type=int, default=4096)
+    g.add_argument("--temperature", type=float, default=0.7, help="sampling temperature (default 0.7)")
+    g.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling top-p (default 1.0)")
+    g.add_argument("--max-tokens", type=int, default=4096, help="most tokens per answer (default 4096)")
     g.add_argument("--request-timeout", type=float, default=600.0, help="seconds per chat request")
     g.add_argument("--system", default=None, help="a system message put before the prompt")
     add_task_options(p)
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     with ray_evaluator(args) as pool:
         jobs = args.jobs or (pool.concurrency if pool is not None else 1)
         stats = collect(policy, tasks, out, samples=args.samples, max_turns=args.turns, backend=args.backend,
-                        profile=args.profile, reward=args.reward, device=args.device, seed=args.seed,
+                        profile=judge_profile(args), reward=args.reward, device=args.device, seed=args.seed,
+                        torch_policy=args.torch_policy,
                         resume=args.resume, jobs=jobs, evaluator=pool, cache_dir=args.cache_dir,
                         progress=not args.no_progress, parquet=not args.no_parquet)
     print(stats.summary())

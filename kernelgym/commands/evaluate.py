@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from kernelgym.commands import CliError
-from kernelgym.commands.options import add_judge_options, add_task_options, ray_evaluator
+from kernelgym.commands.options import add_judge_options, add_task_options, judge_profile, ray_evaluator
 
 USAGE = """kernelgym eval DIR [--out OUTDIR] [options]
        kernelgym eval TASK_ID FILE [--json] [options]"""
@@ -16,9 +16,14 @@ DESCRIPTION = """Evaluate generations.
 eval DIR: score every candidate file under DIR, named by task id (L1/15_relu.py, or L1/15_relu/<sample>.py for
 several samples) or as KernelBench names them (level_1_problem_15_sample_0_kernel.py), then write results.jsonl,
 report.json, report.md and fast_p.png (fast_p at each --p, geometric-mean speedup, pass@k, per level and per
-category) to OUTDIR (default: DIR-eval next to DIR).
+category) to OUTDIR (default: DIR-eval next to DIR), and list every file that failed with its status and message.
+An earlier report in OUTDIR is kept: --resume continues it, --force overwrites it.
 
 eval TASK_ID FILE: evaluate one file for one task and print the verdict (exit 0 when correct, 1 otherwise)."""
+
+
+#: What ``eval DIR`` writes to OUTDIR (an earlier one is overwritten only with --force).
+REPORT_FILES = ("results.jsonl", "report.json", "report.md", "fast_p.png")
 
 
 def register(sub) -> None:
@@ -33,12 +38,15 @@ def register(sub) -> None:
                    help="fast_p thresholds (default 0 0.5 0.8 1 1.5 2)")
     p.add_argument("--k", type=int, nargs="+", default=None, metavar="K", help="pass@k values (default 1 5 10)")
     p.add_argument("--resume", action="store_true", help="reuse OUTDIR/results.jsonl for unchanged files")
+    p.add_argument("--force", "--overwrite", action="store_true",
+                   help="overwrite an earlier report in OUTDIR (without it, or --resume, eval refuses)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="TASK_ID FILE form: print the EvalResult as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    judge_profile(args)  # a bad --limit fails before any work
     if args.candidate is not None:
         return run_one(args)
     target = Path(args.target)
@@ -59,7 +67,8 @@ def run_one(args: argparse.Namespace) -> int:
         raise CliError(f"cannot read candidate file {path}: {getattr(exc, 'strerror', None) or exc}") from None
     task = load_tasks(args.tasks).get(args.target)
     result = Judge(device=args.device, cache_dir=args.cache_dir).evaluate(task, text, backend=args.backend,
-                                                                          profile=args.profile)
+                                                                          profile=judge_profile(args),
+                                                                          torch_policy=args.torch_policy)
     if args.json:
         print(result.to_json())
     else:
@@ -76,12 +85,18 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     from kernelgym.tasks import load_tasks
 
     out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")
+    profile = judge_profile(args)
+    earlier = [name for name in REPORT_FILES if (out / name).exists()]
+    if earlier and not (args.force or args.resume):
+        raise CliError(f"{out} already holds a report ({', '.join(earlier)}); pass --force to overwrite it "
+                       "(or --resume to reuse its results)")
     tasks = load_tasks(args.tasks)
     with ray_evaluator(args) as pool:
-        evaluation = evaluate_folder(root, tasks, out, backend=args.backend, profile=args.profile,
+        evaluation = evaluate_folder(root, tasks, out, backend=args.backend, profile=profile,
                                      device=args.device, jobs=args.jobs, resume=args.resume,
                                      ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,
-                                     cache_dir=args.cache_dir, evaluator=pool, progress=not args.no_progress)
+                                     cache_dir=args.cache_dir, evaluator=pool, progress=not args.no_progress,
+                                     torch_policy=args.torch_policy)
     overall = evaluation.report["overall"]
     print(f"{overall['n']} files, {overall['tasks']} tasks: {overall['compiled']} compiled, "
           f"{overall['correct']} correct")
@@ -89,6 +104,13 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     geo = overall["geomean_speedup"]
     print(f"geomean speedup {geo:.3f}" if geo is not None else "geomean speedup: not measured")
     print(timing_note(evaluation.report))
+    failed = sorted((r for r in evaluation.rows if r["result"].get("status") != "ok"), key=lambda r: r["file"])
+    if failed:
+        print(f"failed: {len(failed)} file(s)")
+        width = max(len(r["file"]) for r in failed)
+        for r in failed:
+            message = (str(r["result"].get("message") or "").strip().splitlines() or [""])[0]
+            print(f"  {r['file']:<{width}}  {r['result'].get('status'):<13} {message[:160]}")
     for item in evaluation.unmatched:
         print(f"not evaluated: {item['file']}: {item['reason']}")
     for kind, path in evaluation.paths.items():

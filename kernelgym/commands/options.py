@@ -21,9 +21,20 @@ def add_task_options(p: argparse.ArgumentParser, selection: bool = True) -> None
 
 
 def add_judge_options(p: argparse.ArgumentParser, jobs_help: str) -> None:
-    """``--backend``, ``--profile``, ``--device``, ``--cache-dir``, ``--jobs``, ``--ray``."""
-    p.add_argument("--backend", default="triton", choices=["triton", "cuda"])
-    p.add_argument("--profile", default="quick", choices=["quick", "full"], help="evaluation profile")
+    """``--backend``, ``--profile``, ``--torch-policy``, ``--device``, ``--cache-dir``, ``--jobs``, ``--ray``."""
+    from kernelgym.judge import policy
+
+    p.add_argument("--backend", default="triton", choices=["triton", "cuda"],
+                   help="the language candidates are written in (default triton)")
+    p.add_argument("--profile", default="quick", choices=["quick", "full"],
+                   help="evaluation profile: quick (RL inner loop) or full (benchmarking); default quick")
+    p.add_argument("--limit", action="append", default=None, metavar="STAGE=SECONDS",
+                   help="replace a stage's time limit (repeatable; stages: startup, compile, correctness, timing), "
+                        "e.g. --limit compile=30")
+    p.add_argument("--torch-policy", default=policy.DEFAULT, choices=policy.POLICIES,
+                   help="how much of the forward's work torch may do: strict (none: all compute in the candidate's "
+                        "kernels), partial (default: torch may do part; kernel_coverage reports the candidate's "
+                        "share), off (hard anti-hack rules only); see docs/SECURITY.md")
     p.add_argument("--device", default=None, help="cpu or cuda[:i] (default: the GPU if present, else cpu)")
     p.add_argument("--cache-dir", default=None, help="baseline cache folder (default ~/.cache/kernelgym)")
     p.add_argument("--jobs", type=int, default=None, help=jobs_help)
@@ -63,13 +74,47 @@ def ray_evaluator(args: argparse.Namespace):
             ray.shutdown()
 
 
+def judge_profile(args: argparse.Namespace):
+    """``--profile`` with the ``--limit STAGE=SECONDS`` options applied (ValueError for an unknown stage)."""
+    from kernelgym.judge.profiles import parse_limits, with_limits
+
+    return with_limits(args.profile, parse_limits(getattr(args, "limit", None)))
+
+
 def select_tasks(args: argparse.Namespace):
-    """The TaskSet the task options name (``TaskError`` for unknown ids, categories or paths)."""
+    """The TaskSet the task options name (``TaskError`` for unknown ids, categories or paths; :class:`CliError`
+    when the filters together match nothing)."""
     from kernelgym.tasks import load_tasks
 
-    tasks = load_tasks(args.tasks)
-    return tasks.select(levels=getattr(args, "level", None), categories=getattr(args, "category", None),
-                        pattern=getattr(args, "pattern", None), ids=getattr(args, "task_ids", None))
+    return narrow(load_tasks(args.tasks), levels=getattr(args, "level", None),
+                  categories=getattr(args, "category", None), pattern=getattr(args, "pattern", None),
+                  ids=getattr(args, "task_ids", None))
+
+
+def narrow(tasks, levels=None, categories=None, pattern=None, ids=None):
+    """``tasks.select(...)``, or a one-line :class:`CliError` naming the filter that matched nothing and what
+    there is, when nothing is left."""
+    selected = tasks.select(levels=levels or None, categories=categories or None, pattern=pattern, ids=ids or None)
+    if len(selected):
+        return selected
+    if not len(tasks):
+        raise CliError("the task source holds no task")
+    if levels and not len(tasks.select(levels=levels)):
+        present = sorted({t.level for t in tasks})
+        raise CliError(f"no task at --level {', '.join(str(x) for x in levels)}; levels present: "
+                       f"{', '.join(str(x) for x in present)}")
+    if categories and not len(tasks.select(categories=categories)):
+        present = sorted({t.category for t in tasks})
+        raise CliError(f"no task in --category {', '.join(categories)}; categories present: {', '.join(present)}")
+    if pattern is not None and not len(tasks.select(pattern=pattern)):
+        ids_ = tasks.ids
+        raise CliError(f"no task id matches --pattern {pattern!r}; ids look like {ids_[0]}, {ids_[-1]} "
+                       f"({len(ids_)} tasks; list them with kernelgym tasks list --ids)")
+    given = [f"--level {', '.join(str(x) for x in levels)}" if levels else "",
+             f"--category {', '.join(categories)}" if categories else "",
+             f"--pattern {pattern!r}" if pattern is not None else "", "--task ..." if ids else ""]
+    raise CliError(f"no task matches {' and '.join(g for g in given if g)} together (each matches some tasks "
+                   "alone); widen the selection")
 
 
 def _port_open(address: str, timeout_s: float = 5.0) -> bool:

@@ -23,7 +23,8 @@ from kernelgym.data.policies import policy_name
 from kernelgym.data.records import EpisodeRecord, arrow_schema, library_versions, row_key
 from kernelgym.data.writers import JsonlWriter, jsonl_to_parquet, read_rows
 from kernelgym.envs.kernel_env import KernelEnv
-from kernelgym.parallel import ThreadJudges
+from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
+from kernelgym.judge import policy as torch_use
 from kernelgym.progress import LiveCounts
 from kernelgym.rewards import get_reward
 from kernelgym.tasks import Task, TaskSet
@@ -95,24 +96,17 @@ def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sampl
 
 
 class _ThreadEnvs:
-    """One KernelEnv per thread, each with its own Judge unless a shared evaluator is given."""
+    """One KernelEnv per thread, all on one shared evaluator."""
 
-    def __init__(self, env_kwargs: dict, evaluator: Any, cache_dir: str | Path | None):
+    def __init__(self, env_kwargs: dict, evaluator: Evaluator):
         self.env_kwargs, self.evaluator = env_kwargs, evaluator
         self._local = threading.local()
-        self._judges = ThreadJudges(device=env_kwargs["device"], cache_dir=cache_dir)
 
     def get(self) -> KernelEnv:
         env = getattr(self._local, "env", None)
         if env is None:
-            evaluator = self.evaluator
-            if evaluator is None:
-                evaluator = self._judges.get()
-            env = self._local.env = KernelEnv(evaluator=evaluator, **self.env_kwargs)
+            env = self._local.env = KernelEnv(evaluator=self.evaluator, **self.env_kwargs)
         return env
-
-    def close(self) -> None:
-        self._judges.close()
 
 
 def check_output(out: Path, resume: bool) -> None:
@@ -126,7 +120,7 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
             max_turns: int = 1, backend: str = "triton", profile: str = "quick", reward: Any = "speedup",
             device: str | None = None, seed: int = 0, resume: bool = False, jobs: int = 1,
             evaluator: Any = None, cache_dir: str | Path | None = None, progress: bool = True,
-            parquet: bool = True) -> CollectStats:
+            parquet: bool = True, torch_policy: str = torch_use.DEFAULT) -> CollectStats:
     """Collect ``samples`` episodes of up to ``max_turns`` turns for every task in ``tasks``.
 
     Args:
@@ -135,12 +129,15 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         tasks: the tasks to play.
         out: the JSONL file; the Parquet file is written next to it (same stem) at the end.
         samples, max_turns: N samples per task, K turns per episode.
-        backend, profile, reward, device: as for :class:`~kernelgym.envs.kernel_env.KernelEnv`.
+        backend, profile, reward, device, torch_policy: as for :class:`~kernelgym.envs.kernel_env.KernelEnv`
+            (every result, and so every record's ``results``, carries ``torch_policy`` and ``kernel_coverage``).
         seed: episode ``s`` of a task is reset with ``seed + s``.
         resume: continue an existing file, skipping finished (task id, sample) pairs. Without it an existing
             non-empty ``out`` is an error (``FileExistsError``), so a file never holds an episode twice.
-        jobs: episodes played at once, each thread with its own environment (and its own Judge unless
-            ``evaluator`` is given, which must then be safe to call from several threads).
+        jobs: episodes played at once, each thread with its own environment, all on one evaluator.
+        evaluator: a :class:`~kernelgym.evaluators.Evaluator` (e.g. a RayEvalPool; the caller closes it); default:
+            a :class:`~kernelgym.evaluators.LocalEvaluator` with ``jobs`` threads, closed at the end. A plain Judge
+            is accepted with ``jobs=1`` only (it evaluates one candidate at a time); anything else is a TypeError.
         cache_dir: the Judges' baseline cache folder.
         progress: show a progress bar with live counts on stderr.
         parquet: convert the JSONL file to Parquet at the end.
@@ -150,15 +147,26 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         raise ValueError("samples, max_turns and jobs must be at least 1")
     check_output(out, resume)
     get_reward(reward)  # an unknown reward name fails here, not once per episode
-    if evaluator is not None and jobs > 1 and not hasattr(evaluator, "evaluate_many"):
-        from kernelgym.judge.runner import Judge
+    torch_use.check(torch_policy)
+    if evaluator is None:
+        shared: Evaluator = LocalEvaluator(device=device, cache_dir=cache_dir, max_workers=jobs)
+    else:
+        if jobs > 1 and not isinstance(evaluator, Evaluator):
+            from kernelgym.judge.runner import Judge
 
-        if isinstance(evaluator, Judge):
-            raise ValueError("a Judge evaluates one candidate at a time: leave evaluator unset with jobs > 1")
+            if isinstance(evaluator, Judge):
+                raise ValueError("a Judge evaluates one candidate at a time: leave evaluator unset with jobs > 1")
+        shared = as_evaluator(evaluator)
+    owned = shared is not evaluator  # made here (or a Judge's wrapper): closed at the end
     stats = CollectStats(jsonl=out)
     envs = _ThreadEnvs(dict(tasks=tasks, backend=backend, max_turns=max_turns, reward=reward, profile=profile,
-                            device=device), evaluator, cache_dir)
-    writer = JsonlWriter.open(out)  # repairs a damaged last line first (with a warning)
+                            device=device, torch_policy=torch_policy), shared)
+    try:
+        writer = JsonlWriter.open(out)  # repairs a damaged last line first (with a warning)
+    except BaseException:
+        if owned:
+            shared.close()
+        raise
     try:
         done = {row_key(r) for r in read_rows(out).rows}
         can_answer = getattr(policy, "has", lambda task_id: True)
@@ -193,7 +201,8 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
                 raise
     finally:
         writer.close()
-        envs.close()
+        if owned:
+            shared.close()
     if parquet:
         stats.parquet = jsonl_to_parquet(out, schema=arrow_schema())
     return stats

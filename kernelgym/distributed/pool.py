@@ -9,12 +9,16 @@ freely, compile and correctness share the GPU, and timing (candidate and baselin
 (:class:`~kernelgym.distributed.locks.SharedExclusiveLock`). CUDA candidates are first built by a CPU Ray task
 (``prebuild``) into the shared, source-keyed build cache, so the GPU actor only loads them.
 
-Contracts:
+Contracts (it is a :class:`kernelgym.evaluators.Evaluator`):
 
-* ``submit`` returns a :class:`concurrent.futures.Future` of an :class:`EvalResult`; at most ``max_in_flight``
-  evaluations are outstanding (``submit`` blocks beyond that: backpressure).
+* ``submit(task, text, *, backend, profile, torch_policy)`` returns a :class:`concurrent.futures.Future` of an
+  :class:`EvalResult`; at most ``max_in_flight`` evaluations are outstanding (``submit`` blocks beyond that:
+  backpressure). ``evaluate_many`` returns the results in input order; ``hardware_json`` is an actor's view.
 * An actor that dies is restarted by Ray; its evaluations are retried once, then reported as ``crashed``.
-* Identical (task, backend, profile, program) submissions are evaluated once; later ones get a copy.
+* Identical (task, backend, profile, torch policy, program) submissions are evaluated once; later ones get a copy.
+* ``torch_policy`` (``"strict"``, ``"partial"`` (default), ``"off"``) travels to the actor's Judge with each
+  evaluation (and to the CUDA prebuild); an invalid one raises ValueError in ``submit``.
+* Actors return :class:`EvalResult` objects (Ray pickles them); no dict crosses the pool.
 * Works with ``ray.init()`` on one machine (tests use fake GPU counts) and ``ray.init(address="auto")``.
 """
 
@@ -22,11 +26,14 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures as cf
+import copy
 import hashlib
 import os
 import threading
 from typing import Iterable, Iterator
 
+from kernelgym.hardware import require_gpus
+from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
 
@@ -42,7 +49,7 @@ def _actor_class():
             import torch
 
             from kernelgym.distributed.locks import SharedExclusiveLock
-            from kernelgym.parallel import ThreadJudges
+            from kernelgym.evaluators import ThreadJudges
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
             self.lock = SharedExclusiveLock()
@@ -53,8 +60,9 @@ def _actor_class():
             self.judges.close()
             return len(self.judges.all())
 
-        def evaluate(self, task: dict, text: str, backend: str, profile) -> dict:
-            return self.judges.get().evaluate(Task.from_dict(task), text, backend=backend, profile=profile).to_dict()
+        def evaluate(self, task: dict, text: str, backend: str, profile, torch_policy: str) -> EvalResult:
+            return self.judges.get().evaluate(Task.from_dict(task), text, backend=backend, profile=profile,
+                                              torch_policy=torch_policy)
 
         def hardware_json(self) -> str:
             from kernelgym.hardware import detect
@@ -76,13 +84,13 @@ def _prebuild_task():
     import ray
 
     @ray.remote(num_cpus=1)
-    def prebuild(task: dict, text: str, judge_kwargs: dict, arch: str | None) -> dict | None:
+    def prebuild(task: dict, text: str, judge_kwargs: dict, arch: str | None, profile,
+                 torch_policy: str) -> EvalResult | None:
         """Build a CUDA candidate on a CPU worker into the shared build cache; a failed build is the verdict."""
         from kernelgym.judge.runner import Judge
 
         judge = Judge(device="cpu", **judge_kwargs)
-        result = judge.prebuild(Task.from_dict(task), text, arch=arch)
-        return result.to_dict() if result is not None else None
+        return judge.prebuild(Task.from_dict(task), text, arch=arch, profile=profile, torch_policy=torch_policy)
 
     return prebuild
 
@@ -110,6 +118,7 @@ class RayEvalPool:
         gpus = int(ray.cluster_resources().get("GPU", 0))
         self.num_actors = int(num_gpus) if num_gpus is not None else max(gpus, 1)
         per_actor_gpu = gpus_per_actor if gpus_per_actor is not None else (1 if gpus > 0 else 0)
+        require_gpus(self.num_actors * per_actor_gpu, gpus)  # else actors Ray cannot place wait forever
         self.judge_kwargs = dict(judge_kwargs or {})
         cls = _actor_class()
         self.actors = [cls.options(num_gpus=per_actor_gpu, num_cpus=0, max_concurrency=concurrency_per_gpu,
@@ -129,9 +138,11 @@ class RayEvalPool:
         self.stats = collections.Counter()
 
     # -- public API ---------------------------------------------------------------------------------------
-    def submit(self, task: Task, text: str, backend: str = "triton", profile="quick") -> cf.Future:
+    def submit(self, task: Task, text: str, *, backend: str = "triton", profile="quick",
+               torch_policy: str = policy.DEFAULT) -> cf.Future:
         """Queue one evaluation; blocks while ``max_in_flight`` evaluations are outstanding."""
-        key = self._key(task, text, backend, profile)
+        policy.check(torch_policy)
+        key = self._key(task, text, backend, profile, torch_policy)
         with self._lock:
             hit = self._memo.get(key) if self.dedupe else None
             if hit is not None:
@@ -139,7 +150,7 @@ class RayEvalPool:
                 self._memo.move_to_end(key)
                 return _copy_future(hit)
         self._slots.acquire()
-        future = self._executor.submit(self._run, task, text, backend, profile)
+        future = self._executor.submit(self._run, task, text, backend, profile, torch_policy)
         future.add_done_callback(lambda _: self._slots.release())
         if self.dedupe:
             with self._lock:
@@ -148,15 +159,18 @@ class RayEvalPool:
                     self._memo.popitem(last=False)
         return future
 
-    def evaluate(self, task: Task, text: str, backend: str = "triton", profile="quick") -> EvalResult:
-        """Evaluate one candidate (the :class:`~kernelgym.envs.kernel_env.Evaluator` protocol)."""
-        return self.submit(task, text, backend, profile).result()
+    def evaluate(self, task: Task, text: str, *, backend: str = "triton", profile="quick",
+                 torch_policy: str = policy.DEFAULT) -> EvalResult:
+        """Evaluate one candidate (``submit(...).result()``)."""
+        return self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy).result()
 
-    def evaluate_many(self, items: Iterable[tuple], backend: str = "triton", profile="quick",
+    def evaluate_many(self, items: Iterable[tuple], *, backend: str = "triton", profile="quick",
+                      torch_policy: str = policy.DEFAULT,
                       ordered: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
         """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
         as they complete."""
-        futures = [self.submit(task, text, backend, profile) for task, text in items]
+        futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy)
+                   for task, text in items]
         if ordered:
             return [f.result() for f in futures]
         index = {f: i for i, f in enumerate(futures)}
@@ -174,24 +188,26 @@ class RayEvalPool:
             ray.kill(actor)
 
     # -- internals -----------------------------------------------------------------------------------------
-    def _key(self, task: Task, text: str, backend: str, profile) -> str:
+    def _key(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> str:
         name = profile if isinstance(profile, str) else repr(profile)
-        return hashlib.sha256("\0".join((task.id, task.digest, backend, name, text)).encode()).hexdigest()
+        parts = (task.id, task.digest, backend, name, torch_policy, text)
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _pick(self) -> int:
         with self._lock:
             self._next = (self._next + 1) % len(self.actors)
             return self._next
 
-    def _run(self, task: Task, text: str, backend: str, profile) -> EvalResult:
+    def _run(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> EvalResult:
         import ray
 
         task_dict = task.to_dict()
         if backend == "cuda":
-            built = ray.get(self._prebuild.remote(task_dict, text, self.judge_kwargs, self.arch()))
+            built = ray.get(self._prebuild.remote(task_dict, text, self.judge_kwargs, self.arch(), profile,
+                                                  torch_policy))
             if built is not None:
                 self.stats["prebuild_verdicts"] += 1
-                return EvalResult.from_dict(built)
+                return built
         last_error = None
         index = self._pick()
         for attempt in range(2):
@@ -199,13 +215,14 @@ class RayEvalPool:
             if attempt and len(self.actors) == 1:
                 self._wait_alive(actor)
             try:
-                data = ray.get(actor.evaluate.remote(task_dict, text, backend, profile))
+                result = ray.get(actor.evaluate.remote(task_dict, text, backend, profile, torch_policy))
                 self.stats["evaluated"] += 1
-                return EvalResult.from_dict(data)
+                return result
             except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
                 self.stats["actor_failures"] += 1
                 last_error = exc
         return EvalResult(task_id=task.id, backend=backend, status="crashed", stage="compile",
+                          torch_policy=torch_policy,
                           message=f"the evaluation actor died twice while evaluating this candidate "
                                   f"({type(last_error).__name__})")
 
@@ -252,7 +269,7 @@ def _copy_future(source: cf.Future) -> cf.Future:
 
     def done(f: cf.Future) -> None:
         try:
-            out.set_result(EvalResult.from_dict(f.result().to_dict()))
+            out.set_result(copy.deepcopy(f.result()))
         except Exception as exc:  # noqa: BLE001
             out.set_exception(exc)
 

@@ -19,17 +19,22 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from kernelgym.envs.kernel_env import KernelEnv
+from kernelgym.evaluators import as_evaluator
 
 
 class KernelVectorEnv(VectorEnv):
-    """``num_envs`` :class:`KernelEnv` copies sharing one evaluator (a :class:`RayEvalPool` or any object with
-    ``evaluate``); a step submits every sub-env's candidate at once and waits for all verdicts."""
+    """``num_envs`` :class:`KernelEnv` copies sharing one :class:`~kernelgym.evaluators.Evaluator` (a
+    :class:`RayEvalPool`, a :class:`~kernelgym.evaluators.LocalEvaluator`; a plain Judge is wrapped, anything else is
+    a TypeError); a step submits every sub-env's candidate at once and waits for all verdicts. ``env_kwargs`` go to
+    each :class:`KernelEnv` (``torch_policy="strict"``, ``reward=...``, ...)."""
 
     metadata = {"autoreset_mode": "next_step"}
 
     def __init__(self, num_envs: int, evaluator: Any, max_parallel: int | None = None, **env_kwargs):
         self.num_envs = int(num_envs)
-        self.envs = [KernelEnv(evaluator=evaluator, **env_kwargs) for _ in range(self.num_envs)]
+        shared = as_evaluator(evaluator)
+        self._owned_evaluator = shared if shared is not evaluator else None  # a Judge's wrapper
+        self.envs = [KernelEnv(evaluator=shared, **env_kwargs) for _ in range(self.num_envs)]
         self.single_observation_space = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -76,7 +81,10 @@ class KernelVectorEnv(VectorEnv):
         return self._batch(obs), rewards, terms, truncs, {"per_env": infos}
 
     def close_extras(self, **kwargs) -> None:
-        self._executor.shutdown(wait=True)
+        if getattr(self, "_executor", None) is not None:  # absent when __init__ failed
+            self._executor.shutdown(wait=True)
+        if getattr(self, "_owned_evaluator", None) is not None:
+            self._owned_evaluator.close()
 
     def _batch(self, observations: list[dict]):
         out = create_empty_array(self.single_observation_space, self.num_envs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol
+from typing import Any, Iterable
 
 import gymnasium as gym
 import numpy as np
@@ -10,19 +10,16 @@ from gymnasium import spaces
 
 from kernelgym.envs.prompt import render_feedback, render_prompt
 from kernelgym.envs.spaces import AnyText
+from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
+from kernelgym.hardware import require_device
+from kernelgym.judge import policy
+from kernelgym.judge.profiles import with_limits
 from kernelgym.judge.result import EvalResult
 from kernelgym.rewards import get_reward
 from kernelgym.tasks import KERNELGYM_SET, Task, TaskSet, load_task_set
 
 MAX_TEXT = 1_000_000
 MAX_ACTION = 200_000
-
-
-class Evaluator(Protocol):
-    """Anything that turns (task, text) into an EvalResult: the local :class:`~kernelgym.judge.runner.Judge`, or
-    the Ray pool from :mod:`kernelgym.distributed`."""
-
-    def evaluate(self, task: Task, text: str, backend: str = "triton", profile: str = "quick") -> EvalResult: ...
 
 
 class KernelEnv(gym.Env):
@@ -39,9 +36,9 @@ class KernelEnv(gym.Env):
     * **terminated**: the attempt is correct and reaches ``target_speedup`` (on the CPU interpreter, where speed is
       not measured, a correct attempt ends the episode).
     * **truncated**: ``max_turns`` attempts were made without terminating.
-    * **info**: ``result`` (the EvalResult as a dict), ``task_id``, ``task_set`` (the set the task belongs to:
-      ``"kernelgym"``, ``"kernelbench"``, a folder's name), ``turn``. After reset: ``task_id``, ``task_set`` and
-      ``task`` (the task's metadata).
+    * **info**: ``result`` (the EvalResult as a dict, ``kernel_coverage`` and ``torch_policy`` included),
+      ``task_id``, ``task_set`` (the set the task belongs to: ``"kernelgym"``, ``"kernelbench"``, a folder's name),
+      ``turn``. After reset: ``task_id``, ``task_set`` and ``task`` (the task's metadata).
 
     ``step`` never raises because of the action's content; it raises only when called on a finished episode or
     before ``reset``.
@@ -58,8 +55,15 @@ class KernelEnv(gym.Env):
         max_turns: attempts per episode.
         reward: a registered reward name (``"speedup"``, ``"fast_p:1.5"``, ``"correct"``, ``"shaped"``) or a callable.
         profile: evaluation profile (``"quick"`` or ``"full"``).
+        limits: stage time limits in seconds replacing the profile's, by stage name, e.g. ``{"compile": 30,
+            "correctness": 20}`` (settable: startup, compile, correctness, timing; an unknown name: ValueError).
         device: evaluation device (default: GPU 0 if present, else CPU).
-        evaluator: an object with ``evaluate(task, text, backend, profile)``; default: a local Judge on ``device``.
+        evaluator: a :class:`~kernelgym.evaluators.Evaluator` (a :class:`~kernelgym.distributed.RayEvalPool`, a
+            :class:`~kernelgym.evaluators.LocalEvaluator`; a plain Judge is wrapped, anything else is a TypeError);
+            default: a one-thread LocalEvaluator on ``device``, closed by :meth:`close`.
+        torch_policy: how much of the forward's work torch may do (:mod:`kernelgym.judge.policy`): ``"strict"``,
+            ``"partial"`` (default; ``kernel_coverage`` in the result says how much the candidate's own kernels
+            carried, see the ``"speedup_coverage"`` reward) or ``"off"``. Anything else: ValueError here.
         target_speedup: the goal that terminates an episode.
         prestart_workers: when the env makes its own judge, keep one fresh worker started one evaluation ahead
             (:mod:`kernelgym.judge.launch`); :meth:`close` stops it.
@@ -72,9 +76,11 @@ class KernelEnv(gym.Env):
                  pattern: str | None = None, backend: str = "triton", max_turns: int = 4,
                  reward: Any = "speedup", profile: str = "quick", device: str | None = None,
                  evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None,
-                 prestart_workers: bool = True, task_set: str = KERNELGYM_SET):
+                 prestart_workers: bool = True, task_set: str = KERNELGYM_SET, torch_policy: str = policy.DEFAULT,
+                 limits: dict[str, float] | None = None):
         if backend not in ("triton", "cuda"):
             raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+        self.torch_policy = policy.check(torch_policy)
         if int(max_turns) < 1:
             raise ValueError("max_turns must be at least 1")
         taskset = tasks if isinstance(tasks, TaskSet) else load_task_set(task_set, tasks, levels)
@@ -84,15 +90,13 @@ class KernelEnv(gym.Env):
         self.backend = backend
         self.max_turns = int(max_turns)
         self.reward_fn = get_reward(reward)
-        self.profile = profile
-        self._owned_judge = None
+        self.profile = with_limits(profile, limits)
+        given = evaluator
         if evaluator is None:
-            from kernelgym.judge.runner import Judge
-
-            evaluator = Judge(device=device, prestart_workers=prestart_workers)
-            self._owned_judge = evaluator
-        self.evaluator = evaluator
-        self.device = device or getattr(evaluator, "device", None) or "cpu"
+            evaluator = LocalEvaluator(device=require_device(device), max_workers=1, prestart_workers=prestart_workers)
+        self.evaluator: Evaluator = as_evaluator(evaluator)
+        self._owned_evaluator = self.evaluator if self.evaluator is not given else None  # ours, or a Judge's wrapper
+        self.device = device or getattr(self.evaluator, "device", None) or "cpu"
         self.target_speedup = float(target_speedup)
         self.render_mode = render_mode
         self._hardware_json: str | None = None
@@ -132,7 +136,8 @@ class KernelEnv(gym.Env):
         if self._done:
             raise RuntimeError("the episode has ended; call reset()")
         text = action if isinstance(action, str) else str(action)
-        result = self.evaluator.evaluate(self.task, text, backend=self.backend, profile=self.profile)
+        result = self.evaluator.submit(self.task, text, backend=self.backend, profile=self.profile,
+                                       torch_policy=self.torch_policy).result()
         reward = float(self.reward_fn(result, list(self.history)))
         self.history.append(result)
         turn = len(self.history)
@@ -150,9 +155,9 @@ class KernelEnv(gym.Env):
         return None
 
     def close(self):
-        """Stop the spare worker of the env's own judge (an evaluator passed in is the caller's to close)."""
-        if self._owned_judge is not None:
-            self._owned_judge.close()
+        """Stop the env's own evaluator and its spare worker (an evaluator passed in is the caller's to close)."""
+        if self._owned_evaluator is not None:
+            self._owned_evaluator.close()
         super().close()
 
     # -- helpers --------------------------------------------------------------------------------------------
@@ -162,9 +167,8 @@ class KernelEnv(gym.Env):
 
     def hardware_json(self) -> str:
         if self._hardware_json is None:
-            if hasattr(self.evaluator, "hardware_json"):
-                self._hardware_json = self.evaluator.hardware_json()
-            else:
+            self._hardware_json = self.evaluator.hardware_json()
+            if self._hardware_json is None:  # the evaluator does not know: describe this env's device
                 from kernelgym.hardware import detect
 
                 self._hardware_json = detect(self.device).to_json()

@@ -26,7 +26,8 @@ file), else ``$KERNELBENCH_PATH``, else the Hugging Face dataset ``ScalingIntell
 nothing beyond the package (``tasks=PATH`` loads any other task folder instead).
 
 All accept :class:`~kernelgym.envs.kernel_env.KernelEnv`'s keyword arguments (tasks, levels, categories, backend,
-max_turns, reward, profile, device, evaluator, ...).
+max_turns, reward, profile, device, evaluator, torch_policy, ...): ``gym.make("KernelGym-L2-v0",
+torch_policy="strict")`` judges every step under that torch-use policy (:mod:`kernelgym.judge.policy`).
 """
 
 from __future__ import annotations

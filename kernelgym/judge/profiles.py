@@ -9,6 +9,9 @@ full       benchmarking: 8 standard trials + 3 outlier trials; timing until the 
            the eager reference timed afresh, interleaved with the candidate, every time; a torch.compile
            baseline; 2 trials again after timing.
 =========  ===========================================================================================
+
+:func:`with_limits` replaces stage time limits by stage name (``limits={"compile": 30}`` for environments,
+``--limit compile=30`` on the command line); the settable stages come from the stage table (:func:`settable_limits`).
 """
 
 from __future__ import annotations
@@ -58,3 +61,68 @@ def get_profile(profile: str | EvalProfile) -> EvalProfile:
         return PROFILES[profile]
     except KeyError:
         raise ValueError(f"unknown evaluation profile {profile!r}; known: {', '.join(PROFILES)}") from None
+
+
+#: Profile fields that bound one stage on another device or backend, set together with the stage's own field
+#: (the session picks ``cuda_compile_timeout_s`` for CUDA builds, ``cpu_correctness_timeout_s`` on the CPU).
+_LIMIT_VARIANTS = {"compile_timeout_s": ("cuda_compile_timeout_s",),
+                   "correctness_timeout_s": ("cpu_correctness_timeout_s",)}
+
+
+def settable_limits() -> dict[str, str]:
+    """Stage name -> the :class:`EvalProfile` field holding its time limit, for the stages of
+    :data:`~kernelgym.judge.protocol.STAGES` that have a limit of their own (``recheck`` shares correctness's)."""
+    from kernelgym.judge.protocol import STAGES
+
+    out: dict[str, str] = {}
+    for st in STAGES:
+        if st.limit is not None and st.limit not in out.values():
+            out[st.name] = st.limit
+    return out
+
+
+def with_limits(profile: str | EvalProfile, limits: dict | None) -> str | EvalProfile:
+    """``profile`` with some stages' time limits replaced, e.g. ``{"compile": 30, "correctness": 20}`` (seconds;
+    a stage's limit applies on every device and backend). ``profile`` unchanged when ``limits`` is empty.
+
+    Raises:
+        ValueError: an unknown stage name (the message lists the settable ones) or a limit that is not a positive
+            number of seconds.
+    """
+    if not limits:
+        return profile
+    settable = settable_limits()
+    changes: dict[str, float] = {}
+    for name, seconds in dict(limits).items():
+        if name not in settable:
+            from kernelgym.judge.protocol import STAGE_NAMES, stage
+
+            owner = [n for n, f in settable.items() if name in STAGE_NAMES and f == stage(name).limit]
+            why = (f"shares the limit of {owner[0]!r}" if owner else
+                   "has no time limit" if name in STAGE_NAMES else "is not a stage")
+            raise ValueError(f"cannot set a time limit for {name!r}: it {why}; stages with a limit: "
+                             f"{', '.join(settable)}")
+        try:
+            value = float(seconds)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if not 0 < value < float("inf"):
+            raise ValueError(f"the time limit of stage {name!r} must be a positive number of seconds, "
+                             f"got {seconds!r}")
+        for fld in (settable[name], *_LIMIT_VARIANTS.get(settable[name], ())):
+            changes[fld] = value
+    return get_profile(profile).with_overrides(**changes)
+
+
+def parse_limits(specs) -> dict[str, float]:
+    """``["compile=30", "correctness=20"]`` (the command line's ``--limit STAGE=SECONDS``) as a dict, checked as
+    :func:`with_limits` checks it; ValueError naming the malformed item."""
+    out: dict[str, str] = {}
+    for spec in specs or ():
+        name, sep, seconds = str(spec).partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--limit {spec!r}: expected STAGE=SECONDS, e.g. compile=30 (stages: "
+                             f"{', '.join(settable_limits())})")
+        out[name.strip()] = seconds.strip()
+    with_limits("quick", out)  # validates names and values
+    return {name: float(seconds) for name, seconds in out.items()}

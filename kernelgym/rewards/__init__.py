@@ -5,8 +5,9 @@ results of the same episode (oldest first). Every built-in reward gives incorrec
 less than any correct kernel.
 """
 
-from kernelgym.rewards.functions import correct_reward, fast_p_reward, shaped_reward, speedup_reward
+from kernelgym.rewards.functions import (correct_reward, fast_p_reward, shaped_reward, speedup_coverage_reward,
+                                        speedup_reward)
 from kernelgym.rewards.registry import REWARDS, get_reward, register_reward
 
 __all__ = ["REWARDS", "get_reward", "register_reward", "correct_reward", "fast_p_reward", "shaped_reward",
-           "speedup_reward"]
+           "speedup_coverage_reward", "speedup_reward"]

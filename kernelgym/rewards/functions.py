@@ -46,6 +46,35 @@ def speedup_reward(cap: float = 10.0):
     return reward
 
 
+def speedup_coverage_reward(cap: float = 10.0):
+    """The speedup reward with the speedup's share credited to the candidate's own kernels (for RL training under
+    ``torch_policy="partial"``, where torch, cuBLAS and cuDNN may do part of the forward's work).
+
+    * not correct: ``0.0``
+    * correct: ``0.3 + 0.7 * coverage * clip(log2(speedup) / log2(cap), 0, 1)`` with ``coverage`` the result's
+      ``kernel_coverage`` (the share of the forward's GPU time in the candidate's own kernels) clipped to [0, 1]; a
+      speedup whose coverage was not measured earns no bonus. On the CPU (speed not measured) a correct kernel
+      earns 0.3, as with ``speedup``.
+
+    Range [0, 1]; any correct kernel (≥ 0.3) beats any incorrect or rejected one (0). A kernel that beats eager
+    by leaving most of the work to a library earns little more than a correct one.
+    """
+    if cap <= 1:
+        raise ValueError("cap must be > 1")
+
+    def reward(result, history=()) -> float:
+        if not _is_correct(result):
+            return 0.0
+        s = _speedup(result)
+        if s is None:
+            return 0.3
+        coverage = _get(result, "kernel_coverage")
+        coverage = min(max(float(coverage), 0.0), 1.0) if coverage is not None and math.isfinite(coverage) else 0.0
+        return 0.3 + 0.7 * coverage * min(max(math.log2(s) / math.log2(cap), 0.0), 1.0)
+
+    return reward
+
+
 def fast_p_reward(p: float = 1.0):
     """``1.0`` if correct and speedup > p over eager, else ``0.0`` (KernelBench's fast_p as a reward).
 
@@ -101,6 +130,7 @@ def shaped_reward(cap: float = 10.0):
 
 
 register_reward("speedup", speedup_reward)
+register_reward("speedup_coverage", speedup_coverage_reward)
 register_reward("fast_p", fast_p_reward)
 register_reward("correct", correct_reward)
 register_reward("shaped", shaped_reward)
