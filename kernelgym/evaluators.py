@@ -163,9 +163,13 @@ class LocalEvaluator:
 
     def evaluate_many(self, items: Iterable[Item], *, backend: str = "triton", profile: Any = "quick",
                       torch_policy: str = policy.DEFAULT) -> list[EvalResult]:
-        """Evaluate ``(task, text)`` pairs concurrently; the results in input order."""
-        futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy)
-                   for task, text in items]
+        """Evaluate ``(task, text)`` pairs concurrently; the results in input order. Candidates of a task that
+        appears more than once share a :class:`~kernelgym.judge.batch.BatchPlan` (the reference is paid once)."""
+        items = list(items)
+        policy.check(torch_policy)
+        plans = batch_plans(task for task, _ in items)
+        futures = [self._pool().submit(self._evaluate, task, text, backend, profile, torch_policy,
+                                       plans.get(task_key(task))) for task, text in items]
         return [f.result() for f in futures]
 
     def hardware_json(self) -> str:
@@ -209,8 +213,35 @@ class LocalEvaluator:
                 self._executor = ThreadPoolExecutor(self.max_workers, thread_name_prefix="kernelgym-judge")
             return self._executor
 
-    def _evaluate(self, task: Task, text: str, backend: str, profile: Any, torch_policy: str) -> EvalResult:
+    def _evaluate(self, task: Task, text: str, backend: str, profile: Any, torch_policy: str,
+                  batch=None) -> EvalResult:
         if self._judge is not None:
             with _judge_lock(self._judge):
-                return self._judge.evaluate(task, text, backend=backend, profile=profile, torch_policy=torch_policy)
-        return self._judges.get().evaluate(task, text, backend=backend, profile=profile, torch_policy=torch_policy)
+                return self._judge.evaluate(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
+                                            batch=batch)
+        return self._judges.get().evaluate(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
+                                           batch=batch)
+
+
+def task_key(task: Task) -> str:
+    return f"{task.id}:{task.digest}"
+
+
+def repeated_task_keys(tasks: Iterable[Task]) -> set[str]:
+    """The :func:`task_key` of every task that occurs more than once in ``tasks``."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for task in tasks:
+        key = task_key(task)
+        (repeated if key in seen else seen).add(key)
+    return repeated
+
+
+def batch_plans(tasks: Iterable[Task]) -> dict:
+    """One :class:`~kernelgym.judge.batch.BatchPlan` per task that occurs more than once in ``tasks``, by
+    :func:`task_key` (a task evaluated once gains nothing from a plan)."""
+    from kernelgym.judge.batch import BatchPlan
+
+    tasks = list(tasks)
+    repeated = repeated_task_keys(tasks)
+    return {task_key(t): BatchPlan(t) for t in tasks if task_key(t) in repeated}

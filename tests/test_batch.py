@@ -79,3 +79,19 @@ def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(
     assert judge.evaluate(relu_task, LEAVES_OUTPUTS, batch=plan).status == "ok"
     result = judge.evaluate(relu_task, READS_LEFTOVERS, batch=plan)
     assert result.status == "ok" and "unsandboxed" in [f["name"] for f in result.flags], result.message
+
+
+@pytest.mark.timeout(600)
+def test_a_local_evaluators_batch_pays_the_reference_once_per_task(relu_task, tmp_path, monkeypatch):
+    import kernelgym.evaluators as evaluators
+
+    made: list[dict] = []
+    real = evaluators.batch_plans
+    monkeypatch.setattr(evaluators, "batch_plans", lambda tasks: made.append(real(tasks)) or made[-1])
+    with evaluators.LocalEvaluator(device="cpu", cache_dir=tmp_path, max_workers=2) as pool:
+        results = pool.evaluate_many([(relu_task, GOOD)] * 3)
+    assert [r.status for r in results] == ["ok"] * 3, [r.message for r in results]
+    (plans,) = made
+    (plan,) = plans.values()
+    # every trial's and the profiled forward's reference output computed once for the three candidates
+    assert plan.computed == len(results[0].trials) + 1

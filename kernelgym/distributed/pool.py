@@ -30,12 +30,16 @@ import copy
 import hashlib
 import os
 import threading
+import uuid
 from typing import Iterable, Iterator
 
 from kernelgym.hardware import require_gpus
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
+
+#: batch plans an actor keeps (the most recent); older ones and their reference outputs are dropped
+ACTOR_PLANS = 4
 
 
 def _actor_class():
@@ -54,15 +58,35 @@ def _actor_class():
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
             self.lock = SharedExclusiveLock()
             self.judges = ThreadJudges(device=self.device, gpu_lock=self.lock, **judge_kwargs)
+            self.plans: collections.OrderedDict = collections.OrderedDict()  # (batch id, task key) -> BatchPlan
+            self.plans_lock = threading.Lock()
+
+        def plan(self, batch_id: str | None, task: Task):
+            """The batch plan of ``task`` in batch ``batch_id`` (made on first use; the last
+            :data:`ACTOR_PLANS` kept, so a finished batch's reference outputs leave the GPU)."""
+            if batch_id is None:
+                return None
+            from kernelgym.judge.batch import BatchPlan
+
+            key = (batch_id, f"{task.id}:{task.digest}")
+            with self.plans_lock:
+                if key not in self.plans:
+                    self.plans[key] = BatchPlan(task)
+                    while len(self.plans) > ACTOR_PLANS:
+                        self.plans.popitem(last=False)
+                self.plans.move_to_end(key)
+                return self.plans[key]
 
         def shutdown(self) -> int:
             """Stop every judge's spare worker; returns how many judges there were."""
             self.judges.close()
             return len(self.judges.all())
 
-        def evaluate(self, task: dict, text: str, backend: str, profile, torch_policy: str) -> EvalResult:
-            return self.judges.get().evaluate(Task.from_dict(task), text, backend=backend, profile=profile,
-                                              torch_policy=torch_policy)
+        def evaluate(self, task: dict, text: str, backend: str, profile, torch_policy: str,
+                     batch_id: str | None = None) -> EvalResult:
+            task = Task.from_dict(task)
+            return self.judges.get().evaluate(task, text, backend=backend, profile=profile,
+                                              torch_policy=torch_policy, batch=self.plan(batch_id, task))
 
         def hardware_json(self) -> str:
             from kernelgym.hardware import detect
@@ -139,8 +163,9 @@ class RayEvalPool:
 
     # -- public API ---------------------------------------------------------------------------------------
     def submit(self, task: Task, text: str, *, backend: str = "triton", profile="quick",
-               torch_policy: str = policy.DEFAULT) -> cf.Future:
-        """Queue one evaluation; blocks while ``max_in_flight`` evaluations are outstanding."""
+               torch_policy: str = policy.DEFAULT, batch_id: str | None = None) -> cf.Future:
+        """Queue one evaluation; blocks while ``max_in_flight`` evaluations are outstanding. Evaluations of one
+        task with the same ``batch_id`` share a batch plan on the actor that runs them (the reference paid once)."""
         policy.check(torch_policy)
         key = self._key(task, text, backend, profile, torch_policy)
         with self._lock:
@@ -150,7 +175,7 @@ class RayEvalPool:
                 self._memo.move_to_end(key)
                 return _copy_future(hit)
         self._slots.acquire()
-        future = self._executor.submit(self._run, task, text, backend, profile, torch_policy)
+        future = self._executor.submit(self._run, task, text, backend, profile, torch_policy, batch_id)
         future.add_done_callback(lambda _: self._slots.release())
         if self.dedupe:
             with self._lock:
@@ -169,7 +194,13 @@ class RayEvalPool:
                       ordered: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
         """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
         as they complete."""
-        futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy)
+        from kernelgym.evaluators import repeated_task_keys, task_key
+
+        items = list(items)
+        repeated = repeated_task_keys(task for task, _ in items)  # tasks that occur more than once share a plan
+        batch_id = uuid.uuid4().hex
+        futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
+                               batch_id=batch_id if task_key(task) in repeated else None)
                    for task, text in items]
         if ordered:
             return [f.result() for f in futures]
@@ -198,7 +229,8 @@ class RayEvalPool:
             self._next = (self._next + 1) % len(self.actors)
             return self._next
 
-    def _run(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> EvalResult:
+    def _run(self, task: Task, text: str, backend: str, profile, torch_policy: str,
+             batch_id: str | None = None) -> EvalResult:
         import ray
 
         task_dict = task.to_dict()
@@ -215,7 +247,7 @@ class RayEvalPool:
             if attempt and len(self.actors) == 1:
                 self._wait_alive(actor)
             try:
-                result = ray.get(actor.evaluate.remote(task_dict, text, backend, profile, torch_policy))
+                result = ray.get(actor.evaluate.remote(task_dict, text, backend, profile, torch_policy, batch_id))
                 self.stats["evaluated"] += 1
                 return result
             except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
