@@ -96,3 +96,35 @@ def test_best_speedup_is_a_float_box():
     env = make(device="cpu")
     obs, _ = env.reset(seed=0)
     assert obs["best_speedup"].dtype == np.float32 and obs["best_speedup"].shape == (1,)
+
+
+class _ProfiledEvaluator:
+    """An InstantEvaluator whose results carry profiling data, as a GPU evaluation's do."""
+
+    def __init__(self):
+        from conftest import InstantEvaluator
+
+        self.inner = InstantEvaluator()
+        self.device, self.hardware_json, self.close = "cpu", self.inner.hardware_json, self.inner.close
+
+    def submit(self, task, text, **kwargs):
+        future = self.inner.submit(task, text, **kwargs)
+        future.result().top_kernels = {"candidate": [{"name": "my_kernel", "us": 9.0, "share": 0.9, "own": True}],
+                                       "reference": [{"name": "at_gemm", "us": 20.0, "share": 1.0, "own": False}]}
+        return future
+
+    def evaluate_many(self, items, **kwargs):
+        return [self.submit(task, text, **kwargs).result() for task, text in items]
+
+
+@pytest.mark.parametrize("profiling_feedback", [True, False])
+def test_profiling_feedback_reaches_the_next_prompt_unless_turned_off(profiling_feedback):
+    from conftest import DATA
+
+    env = gym.make("KernelGym-L1-v0", tasks=str(DATA / "tasks"), evaluator=_ProfiledEvaluator(), max_turns=3,
+                   profiling_feedback=profiling_feedback)
+    env.reset(seed=0)
+    obs, _, _, _, info = env.step("no kernel here")
+    assert ("Top kernels of your forward" in obs["prompt"]) is profiling_feedback
+    assert ("at_gemm" in obs["prompt"]) is profiling_feedback
+    assert info["result"]["top_kernels"]["candidate"][0]["name"] == "my_kernel"  # kept in the result either way

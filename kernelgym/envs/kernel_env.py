@@ -55,6 +55,8 @@ class KernelEnv(gym.Env):
         max_turns: attempts per episode.
         reward: a registered reward name (``"speedup"``, ``"fast_p:1.5"``, ``"correct"``, ``"shaped"``) or a callable.
         profile: evaluation profile (``"quick"`` or ``"full"``).
+        profiling_feedback: on a GPU, list the top kernels by GPU time of the candidate's forward and of the
+            reference's in the feedback (``EvalResult.top_kernels``, kept in records either way).
         limits: stage time limits in seconds replacing the profile's, by stage name, e.g. ``{"compile": 30,
             "correctness": 20}`` (settable: startup, compile, correctness, timing; an unknown name: ValueError).
         device: evaluation device (default: GPU 0 if present, else CPU).
@@ -77,7 +79,7 @@ class KernelEnv(gym.Env):
                  reward: Any = "speedup", profile: str = "quick", device: str | None = None,
                  evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None,
                  prestart_workers: bool = True, task_set: str = KERNELGYM_SET, torch_policy: str = policy.DEFAULT,
-                 limits: dict[str, float] | None = None):
+                 limits: dict[str, float] | None = None, profiling_feedback: bool = True):
         if backend not in ("triton", "cuda"):
             raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
         self.torch_policy = policy.check(torch_policy)
@@ -91,6 +93,7 @@ class KernelEnv(gym.Env):
         self.max_turns = int(max_turns)
         self.reward_fn = get_reward(reward)
         self.profile = with_limits(profile, limits)
+        self.profiling_feedback = bool(profiling_feedback)
         given = evaluator
         if evaluator is None:
             evaluator = LocalEvaluator(device=require_device(device), max_workers=1, prestart_workers=prestart_workers)
@@ -145,7 +148,7 @@ class KernelEnv(gym.Env):
                                          or (result.speedup or 0.0) >= self.target_speedup)
         truncated = (not terminated) and turn >= self.max_turns
         self._done = terminated or truncated
-        self._feedback = render_feedback(result.to_dict())
+        self._feedback = render_feedback(result.to_dict(), profiling=self.profiling_feedback)
         info = {"result": result.to_dict(), "task_id": self.task.id, "task_set": self.task.task_set, "turn": turn}
         return self._observation(), reward, bool(terminated), bool(truncated), info
 
