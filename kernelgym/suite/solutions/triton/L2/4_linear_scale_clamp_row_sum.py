@@ -29,7 +29,7 @@ def _linear_clamp_rowsum_kernel(
             kmask = (offs_k + k0) < K
             a = tl.load(x_ptrs, mask=mask_m[:, None] & kmask[None, :], other=0.0)
             b = tl.load(w_ptrs, mask=kmask[:, None] & mask_n[None, :], other=0.0)
-            acc = tl.dot(a, b, acc)
+            acc = tl.dot(a, b, acc, input_precision="tf32x3")  # fp32-accurate: the row sum adds up TF32 error
             x_ptrs += BLOCK_K * stride_xk
             w_ptrs += BLOCK_K * stride_wk
         bias = tl.load(b_ptr + offs_n, mask=mask_n, other=0.0)
