@@ -1,4 +1,5 @@
-"""Trainer adapters called exactly as their trainers call them (no trl, verl or skyrl installed)."""
+"""Trainer adapters called exactly as their trainers call them, without the trainers (which the
+tests/test_trainer_*.py files run for real)."""
 
 from __future__ import annotations
 
@@ -27,15 +28,28 @@ def fenced(code: str) -> str:
 
 
 class BatchEvaluator:
-    """An evaluator with evaluate_many (like the Ray pool): records the batches it is given."""
+    """An Evaluator (kernelgym.evaluators) whose evaluate_many records the batches it is given."""
 
     def __init__(self):
         self.batches = []
 
-    def evaluate_many(self, items, backend="triton", profile="quick"):
+    def evaluate_many(self, items, *, backend="triton", profile="quick", torch_policy="partial"):
         self.batches.append([(task.id, text) for task, text in items])
         return [EvalResult(task_id=task.id, stage="done", status="ok" if "* 2.0 + 1.0" in text else "incorrect")
                 for task, text in items]
+
+    def submit(self, task, text, *, backend="triton", profile="quick", torch_policy="partial"):
+        from concurrent.futures import Future
+
+        future = Future()
+        future.set_result(self.evaluate_many([(task, text)])[0])
+        return future
+
+    def hardware_json(self):
+        return None
+
+    def close(self):
+        pass
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +108,26 @@ def test_trl_reward_needs_a_task_id_column_of_known_ids():
         reward_func(prompts=["p"], completions=[GOOD], task_id=["L1/nope"])
 
 
+def test_trl_rollout_func_finds_task_ids_by_prompt():
+    from kernelgym.integrations.trl import make_rollout_func
+
+    rows = [{"prompt": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "relu"}],
+             "task_id": TASK}, {"prompt": "plain text prompt", "task_id": TASK}]
+    rollout = make_rollout_func(rows, tasks=str(DATA / "tasks"), evaluator=BatchEvaluator(), max_turns=2)
+    assert rollout.task_id([{"role": "user", "content": "relu"}]) == TASK
+    assert rollout.task_id("plain text prompt") == TASK
+    with pytest.raises(ValueError, match="not in the dataset"):
+        rollout.task_id("another prompt")
+    with pytest.raises(ValueError, match="task_id"):
+        make_rollout_func([{"prompt": "p"}], evaluator=BatchEvaluator())
+    with pytest.raises(ValueError, match="two task ids"):
+        make_rollout_func([{"prompt": "p", "task_id": "a"}, {"prompt": "p", "task_id": "b"}],
+                          evaluator=BatchEvaluator())
+    assert rollout.reward_func(completions=["x", "y"], kernelgym_reward=[0.3, 0.0]) == [0.3, 0.0]
+    with pytest.raises(ValueError, match="rollout_func"):
+        rollout.reward_func(completions=["x"])
+
+
 # -- veRL --------------------------------------------------------------------------------------------------
 def test_verl_compute_score_loaded_from_its_file_as_verl_does(monkeypatch, tmp_path):
     monkeypatch.setenv("KERNELGYM_TASKS", str(DATA / "tasks"))
@@ -138,7 +172,8 @@ def test_skyrl_env_multi_turn_episode(judge):
     second = env.step(fenced(GOOD))
     assert second["done"] is True and second["observations"] == []
     assert second["reward"] == pytest.approx(CORRECT_ON_CPU) and second["metadata"]["result"]["status"] == "ok"
-    assert env.get_metrics() == {"turns": 2, "correct": True, "best_speedup": 0.0}
+    assert env.get_metrics() == {"turns": 2, "correct": 1.0, "best_speedup": 0.0, "best_reward": pytest.approx(0.3),
+                                 "final_reward": pytest.approx(0.3)}
     env.close()
 
 
@@ -148,3 +183,15 @@ def test_skyrl_env_builds_its_prompt_and_needs_a_task_id(judge):
     assert prompt[0]["role"] == "user" and "class Model" in prompt[0]["content"]
     with pytest.raises(ValueError, match="task id"):
         KernelTextEnv({"tasks": str(DATA / "tasks")}, {})
+
+
+def test_the_scorer_passes_its_torch_policy_to_the_evaluator():
+    from conftest import GOOD, InstantEvaluator
+    from kernelgym.integrations.scoring import Scorer
+
+    evaluator = InstantEvaluator()
+    scorer = Scorer(tasks=str(DATA / "tasks"), evaluator=evaluator, torch_policy="strict")
+    scorer.score("L1/1_scaled_relu", GOOD)
+    assert evaluator.policies == ["strict"]
+    with pytest.raises(ValueError, match="torch_policy"):
+        Scorer(evaluator=evaluator, torch_policy="lenient")

@@ -1,7 +1,8 @@
-"""Trainer adapters, none of which needs its trainer installed:
+"""Trainer adapters (docs/INTEGRATIONS.md); the reward paths need no trainer installed:
 
-* :mod:`kernelgym.integrations.trl` — GRPO reward functions (sync and async) for TRL.
-* :mod:`kernelgym.integrations.verl` — ``compute_score`` (and a batch form) for veRL.
-* :mod:`kernelgym.integrations.skyrl` — a SkyRL-style multi-turn text environment.
-* :mod:`kernelgym.integrations.scoring` — the batch scorer they share.
+* :mod:`kernelgym.integrations.trl` — GRPO reward functions (sync and async) and a multi-turn ``rollout_func``.
+* :mod:`kernelgym.integrations.verl` — ``compute_score`` for veRL's reward loop (and the legacy batch form).
+* :mod:`kernelgym.integrations.verl_agent` — a multi-turn veRL agent loop, ``kernelgym_agent`` (needs verl).
+* :mod:`kernelgym.integrations.skyrl` — a multi-turn ``skyrl_gym`` text environment, registered as ``kernelgym``.
+* :mod:`kernelgym.integrations.scoring` — the batch scorer and the shared judge pools they use.
 """

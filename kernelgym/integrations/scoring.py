@@ -2,13 +2,54 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 
+from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.parallel import JudgePool
 from kernelgym.rewards import get_reward
 from kernelgym.tasks import TaskSet, load_tasks
+
+
+#: The environment variables every adapter reads for the settings its trainer's config cannot carry, with defaults.
+ENVIRON = {"tasks": ("KERNELGYM_TASKS", None), "backend": ("KERNELGYM_BACKEND", "triton"),
+           "profile": ("KERNELGYM_PROFILE", "quick"), "reward": ("KERNELGYM_REWARD", "speedup"),
+           "device": ("KERNELGYM_DEVICE", None)}
+
+
+def environ_settings() -> dict[str, Any]:
+    """``tasks``, ``backend``, ``profile``, ``reward``, ``device`` from ``KERNELGYM_*`` variables (see ENVIRON)."""
+    return {key: os.environ.get(name) or default for key, (name, default) in ENVIRON.items()}
+
+
+_pools: dict[str | None, JudgePool] = {}
+_pools_lock = threading.Lock()
+
+
+def shared_pool(device: str | None = None, max_workers: int | None = None) -> JudgePool:
+    """One process-wide :class:`~kernelgym.parallel.JudgePool` per device, made on first use and closed at exit.
+
+    The environments a trainer makes per trajectory (SkyRL, the veRL agent loop) evaluate on it instead of each
+    starting its own judge and spare worker; ``max_workers`` counts only when the pool is made."""
+    with _pools_lock:
+        pool = _pools.get(device)
+        if pool is None:
+            pool = _pools[device] = JudgePool(device=device, max_workers=max_workers)
+            if len(_pools) == 1:
+                atexit.register(_close_pools)
+        return pool
+
+
+def _close_pools() -> None:
+    with _pools_lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.close()
 
 
 class Scorer:
@@ -17,6 +58,8 @@ class Scorer:
     Args:
         tasks: a TaskSet or a path for :func:`~kernelgym.tasks.load_tasks` (default: the bundled suite).
         backend, profile: how candidates are evaluated.
+        torch_policy: how much of the forward's work torch may do (:mod:`kernelgym.judge.policy`; default
+            ``"partial"``); an unknown value is a ValueError here.
         reward: a reward name or callable ``(result, history) -> float`` (see :mod:`kernelgym.rewards`).
         device, cache_dir, max_workers: for the local Judges (one per thread).
         evaluator: evaluate with this instead (its ``evaluate_many`` when it has one).
@@ -27,8 +70,9 @@ class Scorer:
 
     def __init__(self, tasks: TaskSet | str | Path | None = None, backend: str = "triton", profile: str = "quick",
                  reward: Any = "speedup", device: str | None = None, cache_dir: str | Path | None = None,
-                 max_workers: int | None = None, evaluator: Any = None):
+                 max_workers: int | None = None, evaluator: Any = None, torch_policy: str = policy.DEFAULT):
         self._tasks_spec = tasks
+        self.torch_policy = policy.check(torch_policy)
         self._tasks: TaskSet | None = tasks if isinstance(tasks, TaskSet) else None
         self.backend = backend
         self.profile = profile
@@ -46,7 +90,8 @@ class Scorer:
         if len(task_ids) != len(texts):
             raise ValueError(f"{len(task_ids)} task ids for {len(texts)} completions")
         items = [(self.tasks.get(str(t)), str(x)) for t, x in zip(task_ids, texts)]
-        return self.pool.evaluate_many(items, backend=self.backend, profile=self.profile)
+        return self.pool.evaluate_many(items, backend=self.backend, profile=self.profile,
+                                       torch_policy=self.torch_policy)
 
     def rewards(self, results: Sequence[EvalResult]) -> list[float]:
         return [float(self.reward_fn(r, [])) for r in results]

@@ -1,24 +1,28 @@
 """veRL reward: ``compute_score(data_source, solution_str, ground_truth, extra_info=None) -> float``.
 
-``ground_truth`` is the kernelgym task id (put it in the dataset's ``reward_model.ground_truth``). Point veRL at
-this file::
+``ground_truth`` is the kernelgym task id (put it in the dataset's ``reward_model.ground_truth``). veRL 0.9's
+trainer builds a reward loop (``RewardLoopManager`` -> ``RewardLoopWorker`` -> the ``naive`` reward manager) that
+calls ``compute_score`` once per response, with keyword arguments, from ``reward.custom_reward_function``::
 
-    custom_reward_function.path=<site-packages>/kernelgym/integrations/verl.py
-    custom_reward_function.name=compute_score          # or compute_score_batch with the batch reward manager
+    reward.custom_reward_function.path=pkg://kernelgym.integrations.verl   # or this file's path
+    reward.custom_reward_function.name=compute_score
+
+(``custom_reward_function.path`` at the top level is veRL's legacy spelling, moved there by the trainer.) For
+multi-turn episodes, where the judge's feedback is the next user turn, see :mod:`kernelgym.integrations.verl_agent`.
 
 The module-level scorer is configured from the environment, read once: ``KERNELGYM_TASKS`` (task path, default
 the bundled suite), ``KERNELGYM_BACKEND`` (``triton``), ``KERNELGYM_PROFILE`` (``quick``), ``KERNELGYM_REWARD``
 (``speedup``), ``KERNELGYM_DEVICE`` (default: the GPU if present). For other settings build your own with
-:func:`make_compute_score`. No import of ``verl`` is needed.
+:func:`make_compute_score`. No import of ``verl`` is needed. ``compute_score_batch`` serves the batch reward
+manager of veRL before 0.9 (0.9's trainer no longer builds it).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any, Callable
 
-from kernelgym.integrations.scoring import Scorer
+from kernelgym.integrations.scoring import Scorer, environ_settings
 
 _default: Scorer | None = None
 _lock = threading.Lock()
@@ -29,11 +33,7 @@ def default_scorer() -> Scorer:
     global _default
     with _lock:
         if _default is None:
-            _default = Scorer(tasks=os.environ.get("KERNELGYM_TASKS") or None,
-                              backend=os.environ.get("KERNELGYM_BACKEND", "triton"),
-                              profile=os.environ.get("KERNELGYM_PROFILE", "quick"),
-                              reward=os.environ.get("KERNELGYM_REWARD", "speedup"),
-                              device=os.environ.get("KERNELGYM_DEVICE") or None)
+            _default = Scorer(**environ_settings())
         return _default
 
 
@@ -56,5 +56,5 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[str],
                         extra_infos: list[dict] | None = None, **kwargs: Any) -> list[float]:
-    """Batch form (veRL's batch reward manager): the rewards of a whole batch, evaluated concurrently."""
+    """Batch form (the batch reward manager of veRL before 0.9): a whole batch's rewards, evaluated concurrently."""
     return default_scorer().score_many([str(g) for g in ground_truths], list(solution_strs))
