@@ -27,7 +27,7 @@ def main() -> int:
     args = ap.parse_args()
     import ray
 
-    from kernelgym.distributed.pool import RayEvalPool
+    from kernelgym.evaluators.ray_pool import RayEvalPool
 
     tasks, policy = load_tasks(), ReplayPolicy(backend="cuda")
     ids = [i for i in policy.task_ids() if i in tasks]

@@ -76,7 +76,7 @@ def main() -> int:
 
     import ray
 
-    from kernelgym.distributed.pool import RayEvalPool
+    from kernelgym.evaluators.ray_pool import RayEvalPool
     from kernelgym.judge.runner import Judge
 
     items = mixed_batch(args.solutions)

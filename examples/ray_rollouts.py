@@ -14,7 +14,8 @@ import argparse
 import ray
 
 from kernelgym.data.policies import ReplayPolicy
-from kernelgym.distributed import KernelVectorEnv, RayEvalPool
+from kernelgym.envs.vector import KernelVectorEnv
+from kernelgym.evaluators import RayEvalPool
 
 
 def main() -> None:

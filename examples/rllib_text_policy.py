@@ -13,7 +13,7 @@ import argparse
 from ray.rllib.algorithms.ppo import PPOConfig
 
 from kernelgym.data.policies import ReplayPolicy
-from kernelgym.distributed import register_rllib_envs, text_policy_env_runner_cls
+from kernelgym.integrations.rllib import register_rllib_envs, text_policy_env_runner_cls
 
 
 def main() -> None:

@@ -83,7 +83,7 @@ def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(
 
 @pytest.mark.timeout(600)
 def test_a_local_evaluators_batch_pays_the_reference_once_per_task(relu_task, tmp_path, monkeypatch):
-    import kernelgym.evaluators as evaluators
+    import kernelgym.evaluators.local as evaluators  # LocalEvaluator looks batch_plans up here
 
     made: list[dict] = []
     real = evaluators.batch_plans

@@ -74,7 +74,7 @@ def test_require_device():
 def test_env_and_local_pool_refuse_an_unavailable_device_at_construction():
     from kernelgym.envs.kernel_env import KernelEnv
     from kernelgym.hardware import DeviceUnavailable
-    from kernelgym.parallel import JudgePool
+    from kernelgym.evaluators.judge_pool import JudgePool
 
     with pytest.raises(DeviceUnavailable, match="available: cpu"):
         KernelEnv(tasks=str(TEST_TASKS), device="cuda", prestart_workers=False)

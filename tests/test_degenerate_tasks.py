@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from kernelgym import metrics
-from kernelgym.lint import lint_tasks
+from kernelgym.scoring import metrics
+from kernelgym.judge.lint import lint_tasks
 from kernelgym.tasks import load_kernelbench
 
 #: KernelBench format, tiny shapes: a GEMM whose result is centred over a one-element axis, so always zero

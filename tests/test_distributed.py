@@ -10,7 +10,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from conftest import DATA, GOOD, candidate  # noqa: E402
-from kernelgym.distributed.locks import SharedExclusiveLock  # noqa: E402
+from kernelgym.judge.admission import SharedExclusiveLock  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def pool(cluster, tmp_path_factory):
-    from kernelgym.distributed.pool import RayEvalPool
+    from kernelgym.evaluators.ray_pool import RayEvalPool
 
     p = RayEvalPool(concurrency_per_gpu=2, judge_kwargs={"cache_dir": str(tmp_path_factory.mktemp("c"))})
     yield p
@@ -63,7 +63,7 @@ def test_a_killed_actor_is_restarted_and_its_work_retried(pool, relu_task):
 
 
 def test_backpressure_bounds_in_flight_work(cluster, relu_task, tmp_path):
-    from kernelgym.distributed.pool import RayEvalPool
+    from kernelgym.evaluators.ray_pool import RayEvalPool
 
     p = RayEvalPool(num_gpus=1, concurrency_per_gpu=1, max_in_flight=1, dedupe=False, gpus_per_actor=0,
                     judge_kwargs={"cache_dir": str(tmp_path)})
@@ -78,7 +78,7 @@ def test_backpressure_bounds_in_flight_work(cluster, relu_task, tmp_path):
 
 
 def test_vector_env_steps_episodes_concurrently(pool):
-    from kernelgym.distributed.vector import KernelVectorEnv
+    from kernelgym.envs.vector import KernelVectorEnv
 
     venv = KernelVectorEnv(3, pool, tasks=str(DATA / "tasks"), max_turns=2)
     obs, info = venv.reset(seed=0)
@@ -180,7 +180,7 @@ def test_shared_exclusive_lock_excludes_sharers_while_exclusive():
 def test_memory_budget_admits_what_fits_and_a_lone_oversized_evaluation():
     import threading
 
-    from kernelgym.distributed.locks import MemoryBudget
+    from kernelgym.judge.admission import MemoryBudget
 
     budget = MemoryBudget(10)
     peak, lock = [0, 0], threading.Lock()

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, GOOD
-from kernelgym import cli, metrics
-from kernelgym.report import render_markdown
+from kernelgym import cli
+from kernelgym.scoring import metrics
+from kernelgym.scoring.report import render_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "kernelgym" / "suite" / "solutions" / "triton" / "L1"

@@ -38,7 +38,7 @@ def local(tmp_path_factory):
 
 # -- the protocol ------------------------------------------------------------------------------------------
 def test_local_evaluator_pool_and_test_double_satisfy_the_protocol(local, judge):
-    from kernelgym.parallel import JudgePool
+    from kernelgym.evaluators.judge_pool import JudgePool
 
     with JudgePool(device="cpu", max_workers=1) as pool:
         for evaluator in (local, pool, InstantEvaluator()):
@@ -53,8 +53,8 @@ def test_local_evaluator_pool_and_test_double_satisfy_the_protocol(local, judge)
 @pytest.mark.parametrize("obj", [OldStyle(), object(), "evaluator"])
 def test_a_non_evaluator_is_a_type_error_naming_the_protocol(obj, test_tasks, tmp_path):
     from kernelgym.data.collect import collect
-    from kernelgym.distributed.vector import KernelVectorEnv
-    from kernelgym.parallel import JudgePool
+    from kernelgym.envs.vector import KernelVectorEnv
+    from kernelgym.evaluators.judge_pool import JudgePool
 
     with pytest.raises(TypeError, match=NOT_AN_EVALUATOR):
         as_evaluator(obj)
@@ -91,7 +91,7 @@ def test_local_evaluator_passes_the_torch_policy(local, relu_task, torch_policy,
 
 
 def test_judge_pool_passes_the_torch_policy(relu_task, tmp_path):
-    from kernelgym.parallel import JudgePool
+    from kernelgym.evaluators.judge_pool import JudgePool
 
     items = [(relu_task, TORCH_THEN_OWN_EPILOGUE), (relu_task, GOOD)]
     with JudgePool(device="cpu", cache_dir=tmp_path, max_workers=2) as pool:
@@ -124,7 +124,7 @@ def test_env_with_its_own_evaluator_passes_the_torch_policy(relu_task):
 
 
 def test_vector_env_passes_the_torch_policy():
-    from kernelgym.distributed.vector import KernelVectorEnv
+    from kernelgym.envs.vector import KernelVectorEnv
 
     evaluator = InstantEvaluator()
     venv = KernelVectorEnv(2, evaluator, tasks=str(DATA / "tasks"), torch_policy="off")
@@ -164,7 +164,7 @@ def test_collect_on_a_given_evaluator_passes_the_torch_policy(test_tasks, tmp_pa
 # -- invalid policies fail where they are given ----------------------------------------------------------------
 def test_an_invalid_torch_policy_fails_at_construction(local, relu_task, test_tasks, tmp_path):
     from kernelgym.data.collect import collect
-    from kernelgym.folder_eval import evaluate_folder
+    from kernelgym.data.folder_eval import evaluate_folder
 
     match = r"^torch_policy must be one of strict, partial, off; got 'lenient'$"
     with pytest.raises(ValueError, match=match):

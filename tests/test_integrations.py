@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, GOOD, candidate
-from kernelgym.integrations.scoring import Scorer
+from kernelgym.integrations.scorer import Scorer
 from kernelgym.integrations.skyrl import KernelTextEnv
 from kernelgym.integrations.trl import make_async_reward_func, make_reward_func
 from kernelgym.judge.result import EvalResult
@@ -187,7 +187,7 @@ def test_skyrl_env_builds_its_prompt_and_needs_a_task_id(judge):
 
 def test_the_scorer_passes_its_torch_policy_to_the_evaluator():
     from conftest import GOOD, InstantEvaluator
-    from kernelgym.integrations.scoring import Scorer
+    from kernelgym.integrations.scorer import Scorer
 
     evaluator = InstantEvaluator()
     scorer = Scorer(tasks=str(DATA / "tasks"), evaluator=evaluator, torch_policy="strict")

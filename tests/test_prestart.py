@@ -115,7 +115,7 @@ def test_no_spare_is_kept_without_the_sandbox(tmp_path, relu_task):
 @needs_namespaces
 def test_thread_pools_and_collection_close_their_spares(tmp_path, relu_task, test_tasks):
     from kernelgym.data.collect import collect
-    from kernelgym.parallel import JudgePool
+    from kernelgym.evaluators.judge_pool import JudgePool
 
     with JudgePool(device="cpu", cache_dir=tmp_path, max_workers=2) as pool:
         results = pool.evaluate_many([(relu_task, GOOD), (relu_task, candidate(expr="x"))] * 2)

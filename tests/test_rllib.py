@@ -12,7 +12,7 @@ from conftest import DATA, GOOD  # noqa: E402
 def test_ids_resolve_through_rllib_registry():
     from ray.tune.registry import ENV_CREATOR, _global_registry
 
-    from kernelgym.distributed import register_rllib_envs
+    from kernelgym.integrations.rllib import register_rllib_envs
 
     ids = register_rllib_envs()
     assert "KernelBench-L2-v0" in ids
@@ -26,7 +26,7 @@ def test_ids_resolve_through_rllib_registry():
 def test_algorithm_config_accepts_the_env():
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from kernelgym.distributed import register_rllib_envs
+    from kernelgym.integrations.rllib import register_rllib_envs
 
     register_rllib_envs()
     config = PPOConfig().environment("KernelGym-L1-v0", env_config={"tasks": str(DATA / "tasks"), "device": "cpu"})
@@ -37,8 +37,8 @@ def test_episodes_are_collected_through_an_rllib_env_runner(tmp_path):
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from kernelgym.distributed import register_rllib_envs
-    from kernelgym.distributed.rllib import text_policy_env_runner_cls
+    from kernelgym.integrations.rllib import register_rllib_envs
+    from kernelgym.integrations.rllib import text_policy_env_runner_cls
 
     register_rllib_envs()
     runner_cls = text_policy_env_runner_cls()

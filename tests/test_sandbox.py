@@ -113,7 +113,8 @@ if _reached:
 @needs_sandbox
 def test_the_worker_imports_only_what_a_worker_needs(runtime_judge, relu_task):
     probe = kernel_forward(indent("return launch(x)"), imports="import sys", extra='''
-_loaded = [m for m in ("gymnasium", "kernelgym.envs", "kernelgym.distributed", "ray") if m in sys.modules]
+_loaded = [m for m in ("gymnasium", "kernelgym.envs", "kernelgym.evaluators", "kernelgym.data", "kernelgym.scoring",
+                             "kernelgym.integrations", "kernelgym.cli", "kernelgym.distributed", "ray") if m in sys.modules]
 if _loaded:
     raise RuntimeError("the worker imported " + ", ".join(_loaded))''')
     result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelgym.lint import lint_task
+from kernelgym.judge.lint import lint_task
 from kernelgym.tasks import CATEGORIES, load_tasks
 
 SUITE = load_tasks()

@@ -21,7 +21,7 @@ import kernelgym
 from conftest import DATA, GOOD, InstantEvaluator
 from kernelgym.data import EpisodeRecord, collect, read_rows
 from kernelgym.data.records import arrow_schema
-from kernelgym.folder_eval import evaluate_folder
+from kernelgym.data.folder_eval import evaluate_folder
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task, TaskError, TaskSetUnavailable, load_kernelbench, load_tasks
 

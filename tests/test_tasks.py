@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from kernelgym.lint import lint_task
+from kernelgym.judge.lint import lint_task
 from kernelgym.tasks import CATEGORIES, TaskError, load_tasks
 
 PLAIN_KERNELBENCH = textwrap.dedent('''

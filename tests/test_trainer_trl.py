@@ -14,7 +14,7 @@ pytest.importorskip("trl", reason="the dev extra installs trl")  # a fallback on
 
 import tiny_lm  # noqa: E402
 from conftest import DATA, InstantEvaluator  # noqa: E402
-from kernelgym.integrations.scoring import Scorer  # noqa: E402
+from kernelgym.integrations.scorer import Scorer  # noqa: E402
 from kernelgym.integrations.trl import make_reward_func, make_rollout_func  # noqa: E402
 
 TASK = "L1/1_scaled_relu"

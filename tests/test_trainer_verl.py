@@ -21,7 +21,7 @@ import torch  # noqa: E402
 import tiny_lm  # noqa: E402
 from conftest import DATA, InstantEvaluator  # noqa: E402
 from kernelgym.integrations import verl as kg_verl  # noqa: E402
-from kernelgym.integrations.scoring import Scorer  # noqa: E402
+from kernelgym.integrations.scorer import Scorer  # noqa: E402
 
 TASK = "L1/1_scaled_relu"
 CORRECT_ON_CPU = 0.3  # the default "speedup" reward of a correct kernel whose speed is not measured

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from kernelgym import metrics
+from kernelgym.scoring import metrics
 
 SCHEMA_VERSION = 2  # 2: task_set
 
@@ -160,7 +160,7 @@ def library_versions() -> dict[str, str]:
     """Versions of the libraries that shape a record: kernelgym, torch, triton, gymnasium, numpy, python."""
     from importlib import metadata
 
-    from kernelgym import __version__
+    from kernelgym._version import __version__
 
     out = {"kernelgym": __version__, "python": platform.python_version()}
     for dist in ("torch", "triton", "gymnasium", "numpy"):

@@ -1,25 +1,4 @@
-"""Distribution over GPUs with Ray: the evaluation pool, the vector env, RLlib registration.
-
-Importing this package does not import Ray; :class:`RayEvalPool` and friends import it when used.
-"""
-
-from kernelgym.distributed.locks import NoLock, SharedExclusiveLock
-
-__all__ = ["NoLock", "SharedExclusiveLock", "RayEvalPool", "KernelVectorEnv", "register_rllib_envs",
-           "text_policy_env_runner_cls"]
-
-
-def __getattr__(name):
-    if name == "RayEvalPool":
-        from kernelgym.distributed.pool import RayEvalPool
-
-        return RayEvalPool
-    if name == "KernelVectorEnv":
-        from kernelgym.distributed.vector import KernelVectorEnv
-
-        return KernelVectorEnv
-    if name in ("register_rllib_envs", "text_policy_env_runner_cls"):
-        from kernelgym.distributed import rllib
-
-        return getattr(rllib, name)
-    raise AttributeError(name)
+"""Compatibility alias (older import path): ``RayEvalPool`` lives in :mod:`kernelgym.evaluators.ray_pool`,
+``KernelVectorEnv`` in :mod:`kernelgym.envs.vector`. Importing this module does not import Ray."""
+from kernelgym.envs.vector import KernelVectorEnv  # noqa: F401
+from kernelgym.evaluators.ray_pool import RayEvalPool  # noqa: F401

@@ -60,7 +60,7 @@ class KernelEnv(gym.Env):
         limits: stage time limits in seconds replacing the profile's, by stage name, e.g. ``{"compile": 30,
             "correctness": 20}`` (settable: startup, compile, correctness, timing; an unknown name: ValueError).
         device: evaluation device (default: GPU 0 if present, else CPU).
-        evaluator: a :class:`~kernelgym.evaluators.Evaluator` (a :class:`~kernelgym.distributed.RayEvalPool`, a
+        evaluator: a :class:`~kernelgym.evaluators.Evaluator` (a :class:`~kernelgym.evaluators.ray_pool.RayEvalPool`, a
             :class:`~kernelgym.evaluators.LocalEvaluator`; a plain Judge is wrapped, anything else is a TypeError);
             default: a one-thread LocalEvaluator on ``device``, closed by :meth:`close`.
         torch_policy: how much of the forward's work torch may do (:mod:`kernelgym.judge.policy`): ``"strict"``,

@@ -18,9 +18,9 @@ enough, ``target_speedup``) or after ``max_turns`` attempts. Each step's reward 
 The task id comes from ``extras["reward_spec"]["ground_truth"]``, ``extras["task_id"]`` or
 ``extras["extra_info"]["task_id"]``. Settings come, first found first, from ``extras`` (one row), ``env_config`` (a
 mapping, an OmegaConf DictConfig or an object with attributes), then the ``KERNELGYM_*`` environment variables
-(:data:`kernelgym.integrations.scoring.ENVIRON`): ``tasks``, ``backend``, ``max_turns`` (SkyRL's generator sets
+(:data:`kernelgym.integrations.scorer.ENVIRON`): ``tasks``, ``backend``, ``max_turns`` (SkyRL's generator sets
 ``extras["max_turns"]`` from ``generator.max_turns``), ``reward``, ``profile``, ``device``, ``target_speedup``,
-``evaluator`` (default: one process-wide :func:`~kernelgym.integrations.scoring.shared_pool` per device, so the
+``evaluator`` (default: one process-wide :func:`~kernelgym.integrations.scorer.shared_pool` per device, so the
 environments SkyRL makes per trajectory share their judges), ``max_workers`` (that pool's size).
 
 Without ``skyrl_gym`` the class still works, on a stand-in base class with the same methods.
@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 from kernelgym.data.chat import feedback_message, start
 from kernelgym.envs.kernel_env import KernelEnv
-from kernelgym.integrations.scoring import environ_settings, shared_pool
+from kernelgym.integrations.scorer import environ_settings, shared_pool
 from kernelgym.tasks import TaskSet, load_tasks
 
 try:

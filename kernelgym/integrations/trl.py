@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 from kernelgym.data.chat import feedback_message, last_assistant_text, start
 from kernelgym.envs.prompt import render_feedback
-from kernelgym.integrations.scoring import Scorer
+from kernelgym.integrations.scorer import Scorer
 
 
 def _batch(completions: Sequence[Any] | None, kwargs: dict, task_id_key: str) -> tuple[list[str], list[str]]:

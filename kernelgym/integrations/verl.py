@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from kernelgym.integrations.scoring import Scorer, environ_settings
+from kernelgym.integrations.scorer import Scorer, environ_settings
 
 _default: Scorer | None = None
 _lock = threading.Lock()

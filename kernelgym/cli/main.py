@@ -5,7 +5,7 @@ print one line on stderr starting with ``kernelgym: error:`` and exit with statu
 ``kernelgym: warning:`` line each. A device that is not available (``--device cuda`` on a CPU-only torch) and task
 filters that match nothing are such errors. A reader that closes the pipe early (``kernelgym tasks list | head``)
 ends the command quietly (status 141). ``--version`` prints the version. ``eval``, ``collect`` and ``bench`` live in
-:mod:`kernelgym.commands`.
+modules of their own: :mod:`kernelgym.cli.evaluate`, :mod:`kernelgym.cli.collect`, :mod:`kernelgym.cli.bench`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from kernelgym.commands import CliError
+from kernelgym.cli.errors import CliError
 
 
 def _load(path: str | None):
@@ -85,7 +85,7 @@ def cmd_tasks_show(args) -> int:
 
 
 def cmd_tasks_lint(args) -> int:
-    from kernelgym.lint import lint_tasks
+    from kernelgym.judge.lint import lint_tasks
 
     tasks = _select(_load(args.path), args)
 
@@ -103,7 +103,7 @@ def cmd_tasks_lint(args) -> int:
 
 
 def _select(tasks, args):
-    from kernelgym.commands.options import narrow
+    from kernelgym.cli.options import narrow
 
     return narrow(tasks, levels=args.level, categories=args.category, pattern=args.pattern)
 
@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--path", "--tasks", dest="path", default=None, help="task folder, file or parquet")
     p.set_defaults(func=cmd_tasks_show)
 
-    from kernelgym.commands import bench, collect, evaluate
+    from kernelgym.cli import bench, collect, evaluate
 
     evaluate.register(sub)
     collect.register(sub)
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         warnings.showwarning = _show_warning
         try:
             if argv[:1] == ["bench"]:  # every argument belongs to the benchmark script
-                from kernelgym.commands import bench
+                from kernelgym.cli import bench
 
                 return bench.run(argv[1:])
             args = build_parser().parse_args(argv)

@@ -1,6 +1,6 @@
 """Evaluate many candidates at once: :class:`JudgePool`, over a :class:`~kernelgym.evaluators.LocalEvaluator` of its
 own (a thread pool, one Judge per thread) or over any :class:`~kernelgym.evaluators.Evaluator` given (e.g. the Ray
-pool of :mod:`kernelgym.distributed`; a plain Judge is wrapped, anything else is a TypeError).
+pool of :mod:`kernelgym.evaluators.ray_pool`; a plain Judge is wrapped, anything else is a TypeError).
 
 :class:`ThreadJudges` and :func:`default_workers` live in :mod:`kernelgym.evaluators` (re-exported here).
 """
@@ -11,7 +11,8 @@ from concurrent.futures import Future, as_completed
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from kernelgym.evaluators import Evaluator, LocalEvaluator, ThreadJudges, as_evaluator, default_workers
+from kernelgym.evaluators.base import Evaluator, default_workers
+from kernelgym.evaluators.local import LocalEvaluator, ThreadJudges, as_evaluator
 from kernelgym.hardware import require_device
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult

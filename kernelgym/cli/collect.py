@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kernelgym.commands import CliError
-from kernelgym.commands.options import (add_judge_options, add_task_options, judge_profile, ray_evaluator,
+from kernelgym.cli.errors import CliError
+from kernelgym.cli.options import (add_judge_options, add_task_options, judge_profile, ray_evaluator,
                                         select_tasks)
 
 DESCRIPTION = """Run a policy over a task set, K turns x N samples per task, one record per episode.

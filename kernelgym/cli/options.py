@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from kernelgym.commands import CliError
+from kernelgym.cli.errors import CliError
 
 
 def add_task_options(p: argparse.ArgumentParser, selection: bool = True) -> None:
@@ -45,7 +45,7 @@ def add_judge_options(p: argparse.ArgumentParser, jobs_help: str) -> None:
 
 @contextlib.contextmanager
 def ray_evaluator(args: argparse.Namespace):
-    """The :class:`~kernelgym.distributed.RayEvalPool` that ``--ray`` names (``None`` without it), closed on exit.
+    """The :class:`~kernelgym.evaluators.ray_pool.RayEvalPool` that ``--ray`` names (``None`` without it), closed on exit.
 
     Raises :class:`CliError` when Ray is not installed or the cluster cannot be reached.
     """
@@ -56,7 +56,7 @@ def ray_evaluator(args: argparse.Namespace):
         import ray
     except ImportError:
         raise CliError("--ray needs Ray: pip install 'ray>=2.9'") from None
-    from kernelgym.distributed import RayEvalPool
+    from kernelgym.evaluators.ray_pool import RayEvalPool
 
     address = None if args.ray == "local" else args.ray
     if address not in (None, "auto") and not _port_open(address):

@@ -9,7 +9,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from kernelgym.commands import CliError
+from kernelgym.cli.errors import CliError
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_solutions.py"
 HELP = "time the bundled solutions through the judge (benchmarks/bench_solutions.py; see bench --help)"

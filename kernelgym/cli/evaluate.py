@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kernelgym.commands import CliError
-from kernelgym.commands.options import add_judge_options, add_task_options, judge_profile, ray_evaluator
+from kernelgym.cli.errors import CliError
+from kernelgym.cli.options import add_judge_options, add_task_options, judge_profile, ray_evaluator
 
 USAGE = """kernelgym eval DIR [--out OUTDIR] [options]
        kernelgym eval TASK_ID FILE [--json] [options]"""
@@ -79,9 +79,9 @@ def run_one(args: argparse.Namespace) -> int:
 
 
 def run_folder(args: argparse.Namespace, root: Path) -> int:
-    from kernelgym import metrics
-    from kernelgym.folder_eval import evaluate_folder
-    from kernelgym.report import timing_note
+    from kernelgym.scoring import metrics
+    from kernelgym.data.folder_eval import evaluate_folder
+    from kernelgym.scoring.report import timing_note
     from kernelgym.tasks import load_tasks
 
     out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")

@@ -1,6 +1,6 @@
-"""Rendering of a metrics report (:func:`kernelgym.metrics.tables`): Markdown tables, a fast_p plot, files.
+"""Rendering of a metrics report (:func:`kernelgym.scoring.metrics.tables`): Markdown tables, a fast_p plot, files.
 
-The report dict is the one :func:`kernelgym.metrics.tables` returns, optionally with extra top-level keys
+The report dict is the one :func:`kernelgym.scoring.metrics.tables` returns, optionally with extra top-level keys
 (``files``, ``unmatched``, ``device`` ...) that are shown as a header and kept in the JSON file.
 """
 
@@ -10,7 +10,7 @@ import json
 import warnings
 from pathlib import Path
 
-from kernelgym.metrics import fast_key
+from kernelgym.scoring.metrics import fast_key
 
 _HEADER_KEYS = ("source", "task_set", "device", "backend", "profile", "torch_policy", "files", "unmatched_files")
 

@@ -1,84 +1,21 @@
-"""Evaluators: where candidates are evaluated, behind one small interface.
-
-An :class:`Evaluator` turns ``(task, text)`` pairs into :class:`~kernelgym.judge.result.EvalResult` objects (the one
-vocabulary between layers: no dicts cross this interface). Every layer that evaluates takes any Evaluator:
-:class:`~kernelgym.envs.kernel_env.KernelEnv` (``gym.make(id, evaluator=...)``),
-:class:`~kernelgym.distributed.vector.KernelVectorEnv`, :class:`~kernelgym.parallel.JudgePool` (``kernelgym eval``,
-the trainer adapters) and :func:`kernelgym.data.collect.collect`.
-
-==================================================  ================================================================
-evaluator                                           where the candidates run
-==================================================  ================================================================
-:class:`LocalEvaluator`                             this machine: a thread pool, one :class:`~kernelgym.judge.runner.
-                                                    Judge` per thread (each evaluation its own worker process)
-:class:`~kernelgym.distributed.pool.RayEvalPool`    a Ray cluster: one actor per GPU
-==================================================  ================================================================
-
-The protocol (every method takes keyword-only settings; ``torch_policy`` is ``"strict"``, ``"partial"`` (default) or
-``"off"``, :mod:`kernelgym.judge.policy`; an invalid value raises ValueError in the call, not in the future):
-
-* ``submit(task, text, *, backend, profile, torch_policy) -> concurrent.futures.Future[EvalResult]``: queue one
-  evaluation (may block for backpressure);
-* ``evaluate_many(items, *, backend, profile, torch_policy) -> list[EvalResult]``: ``items`` are ``(task, text)``
-  pairs; the results come back in input order;
-* ``hardware_json() -> str | None``: the hardware spec of the machine that runs the candidates, as JSON text (what
-  the policy is shown), or ``None`` when unknown (callers then describe their own device);
-* ``close()``: stop the evaluator's threads, workers and actors.
-
-:func:`as_evaluator` is the one check: it returns an Evaluator as is, wraps a plain ``Judge`` in a one-at-a-time
-:class:`LocalEvaluator` (the Judge stays the caller's) and raises TypeError naming this protocol for anything else.
+"""Evaluations on this machine: :class:`LocalEvaluator` (a thread pool, one Judge per thread), :class:`ThreadJudges`,
+and :func:`as_evaluator`, which checks that an object is an Evaluator (:mod:`kernelgym.evaluators.base`).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Iterable
 
+from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers, task_key
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
 
-Item = tuple[Task, str]
-
-__all__ = ["Evaluator", "LocalEvaluator", "ThreadJudges", "as_evaluator", "default_workers"]
-
-
-@runtime_checkable
-class Evaluator(Protocol):
-    """Turns ``(task, text)`` into EvalResults (see the module docstring for the contract of each method)."""
-
-    def submit(self, task: Task, text: str, *, backend: str = "triton", profile: Any = "quick",
-               torch_policy: str = policy.DEFAULT) -> "Future[EvalResult]": ...
-
-    def evaluate_many(self, items: Iterable[Item], *, backend: str = "triton", profile: Any = "quick",
-                      torch_policy: str = policy.DEFAULT) -> list[EvalResult]: ...
-
-    def hardware_json(self) -> str | None: ...
-
-    def close(self) -> None: ...
-
-
-def as_evaluator(obj: Any) -> Evaluator:
-    """``obj`` itself when it is an :class:`Evaluator`; a plain Judge wrapped in ``LocalEvaluator(judge=obj)``;
-    else TypeError naming the protocol."""
-    if isinstance(obj, Evaluator):
-        return obj
-    from kernelgym.judge.runner import Judge
-
-    if isinstance(obj, Judge):
-        return LocalEvaluator(judge=obj)
-    raise TypeError(f"{type(obj).__name__} is not a kernelgym.evaluators.Evaluator (needed: submit(task, text, *, "
-                    "backend, profile, torch_policy) -> Future[EvalResult], evaluate_many(items, ...) -> "
-                    "list[EvalResult], hardware_json(), close()); use LocalEvaluator, RayEvalPool or a Judge")
-
-
-def default_workers() -> int:
-    """Evaluations at once by default: the CPU count, at most 8."""
-    return max(1, min(8, os.cpu_count() or 1))
+__all__ = ["LocalEvaluator", "ThreadJudges", "as_evaluator"]
 
 
 class ThreadJudges:
@@ -223,25 +160,15 @@ class LocalEvaluator:
                                            batch=batch)
 
 
-def task_key(task: Task) -> str:
-    return f"{task.id}:{task.digest}"
+def as_evaluator(obj: Any) -> Evaluator:
+    """``obj`` itself when it is an :class:`Evaluator`; a plain Judge wrapped in ``LocalEvaluator(judge=obj)``;
+    else TypeError naming the protocol."""
+    if isinstance(obj, Evaluator):
+        return obj
+    from kernelgym.judge.runner import Judge
 
-
-def repeated_task_keys(tasks: Iterable[Task]) -> set[str]:
-    """The :func:`task_key` of every task that occurs more than once in ``tasks``."""
-    seen: set[str] = set()
-    repeated: set[str] = set()
-    for task in tasks:
-        key = task_key(task)
-        (repeated if key in seen else seen).add(key)
-    return repeated
-
-
-def batch_plans(tasks: Iterable[Task]) -> dict:
-    """One :class:`~kernelgym.judge.batch.BatchPlan` per task that occurs more than once in ``tasks``, by
-    :func:`task_key` (a task evaluated once gains nothing from a plan)."""
-    from kernelgym.judge.batch import BatchPlan
-
-    tasks = list(tasks)
-    repeated = repeated_task_keys(tasks)
-    return {task_key(t): BatchPlan(t) for t in tasks if task_key(t) in repeated}
+    if isinstance(obj, Judge):
+        return LocalEvaluator(judge=obj)
+    raise TypeError(f"{type(obj).__name__} is not a kernelgym.evaluators.Evaluator (needed: submit(task, text, *, "
+                    "backend, profile, torch_policy) -> Future[EvalResult], evaluate_many(items, ...) -> "
+                    "list[EvalResult], hardware_json(), close()); use LocalEvaluator, RayEvalPool or a Judge")

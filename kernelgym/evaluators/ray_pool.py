@@ -6,7 +6,7 @@ judge's isolation is unchanged), and each of the actor's judges keeps one fresh 
 (``prestart_workers``, :mod:`kernelgym.judge.launch`; pass ``judge_kwargs={"prestart_workers": False}`` to turn it
 off); worker start-up, Python import, static checks and Triton/CUDA compilation overlap
 freely, compile and correctness share the GPU, and timing (candidate and baselines) takes the GPU exclusively
-(:class:`~kernelgym.distributed.locks.SharedExclusiveLock`). CUDA candidates are first built by a CPU Ray task
+(:class:`~kernelgym.judge.admission.SharedExclusiveLock`). CUDA candidates are first built by a CPU Ray task
 (``prebuild``) into the shared, source-keyed build cache, so the GPU actor only loads them.
 
 Contracts (it is a :class:`kernelgym.evaluators.Evaluator`):
@@ -52,8 +52,8 @@ def _actor_class():
         def __init__(self, judge_kwargs: dict):
             import torch
 
-            from kernelgym.distributed.locks import SharedExclusiveLock
-            from kernelgym.evaluators import ThreadJudges
+            from kernelgym.judge.admission import SharedExclusiveLock
+            from kernelgym.evaluators.local import ThreadJudges
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
             self.lock = SharedExclusiveLock()
@@ -194,7 +194,7 @@ class RayEvalPool:
                       ordered: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
         """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
         as they complete."""
-        from kernelgym.evaluators import repeated_task_keys, task_key
+        from kernelgym.evaluators.base import repeated_task_keys, task_key
 
         items = list(items)
         repeated = repeated_task_keys(task for task, _ in items)  # tasks that occur more than once share a plan

@@ -6,8 +6,8 @@
    ``<out>/results.jsonl`` as soon as it is scored: ``{"file", "sha256", "task_id", "task_set", "sample",
    "level", "category", "result"}`` (``result``: the EvalResult dict). With ``resume`` the files already scored
    with the same content are not evaluated again.
-3. :func:`kernelgym.metrics.tables` computes fast_p, the geometric-mean speedup and pass@k overall, per level and
-   per category; :func:`kernelgym.report.write_report` writes ``report.json``, ``report.md`` and ``fast_p.png``.
+3. :func:`kernelgym.scoring.metrics.tables` computes fast_p, the geometric-mean speedup and pass@k overall, per level and
+   per category; :func:`kernelgym.scoring.report.write_report` writes ``report.json``, ``report.md`` and ``fast_p.png``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from kernelgym import metrics
+from kernelgym.scoring import metrics
 from kernelgym.data.layout import CandidateFile, assign, scan
 from kernelgym.data.writers import JsonlWriter, read_rows
 from kernelgym.judge import policy
-from kernelgym.parallel import JudgePool
+from kernelgym.evaluators.judge_pool import JudgePool
 from kernelgym.progress import LiveCounts
-from kernelgym.report import write_report
+from kernelgym.scoring.report import write_report
 from kernelgym.tasks import TaskSet
 
 

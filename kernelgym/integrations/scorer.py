@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
-from kernelgym.parallel import JudgePool
+from kernelgym.evaluators.judge_pool import JudgePool
 from kernelgym.rewards import get_reward
 from kernelgym.tasks import TaskSet, load_tasks
 
@@ -31,7 +31,7 @@ _pools_lock = threading.Lock()
 
 
 def shared_pool(device: str | None = None, max_workers: int | None = None) -> JudgePool:
-    """One process-wide :class:`~kernelgym.parallel.JudgePool` per device, made on first use and closed at exit.
+    """One process-wide :class:`~kernelgym.evaluators.judge_pool.JudgePool` per device, made on first use and closed at exit.
 
     The environments a trainer makes per trajectory (SkyRL, the veRL agent loop) evaluate on it instead of each
     starting its own judge and spare worker; ``max_workers`` counts only when the pool is made."""
@@ -53,7 +53,7 @@ def _close_pools() -> None:
 
 
 class Scorer:
-    """Scores completions for tasks, a batch at a time, concurrently (see :class:`~kernelgym.parallel.JudgePool`).
+    """Scores completions for tasks, a batch at a time, concurrently (see :class:`~kernelgym.evaluators.judge_pool.JudgePool`).
 
     Args:
         tasks: a TaskSet or a path for :func:`~kernelgym.tasks.load_tasks` (default: the bundled suite).

@@ -9,15 +9,14 @@ text policy (an LLM client, a replay) in place of an RLModule: see examples/rlli
 
 from __future__ import annotations
 
-from kernelgym.envs.registration import ENV_IDS
+from kernelgym.envs.registration import ENV_IDS, register_envs
 
 
 def make_env(env_id: str, env_config: dict | None = None):
     """Build a kernelgym env for RLlib: ``env_config`` holds KernelEnv keyword arguments."""
     import gymnasium as gym
 
-    import kernelgym  # noqa: F401 - registers the ids
-
+    register_envs()  # the ids, in a Ray worker that has not imported kernelgym's __init__ yet
     return gym.make(env_id, **dict(env_config or {}))
 
 
