@@ -306,3 +306,29 @@ def test_profiling_feedback_lists_the_top_kernels_of_both_sides_and_can_be_turne
     assert "Top kernels of the PyTorch reference" in text and "ampere_sgemm" in text
     quiet = render_feedback(result.to_dict(), profiling=False)
     assert "Top kernels" not in quiet and quiet.splitlines()[0] == text.splitlines()[0]
+
+
+def test_parsing_and_compiling_from_many_threads_at_once_never_fails():
+    """CPython 3.11's AST conversion keeps its recursion depth per interpreter: unguarded, concurrent parses can
+    raise ``SystemError: AST constructor recursion depth mismatch`` (seen with a thread pool of evaluations)."""
+    import threading
+
+    from kernelgym.parsing import compile_source, parse
+
+    source = "def f(x):\n" + "".join(f"    x = ((x + {i}) * (x - {i})) / (1 + x)\n" for i in range(60)) + "    return x\n"
+    errors: list[BaseException] = []
+
+    def work():
+        try:
+            for _ in range(40):
+                parse(source)
+                compile_source(source, "candidate.py", "exec", dont_inherit=True)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]

@@ -40,6 +40,7 @@ import ast
 import re
 
 from kernelgym.judge import policy
+from kernelgym.parsing import parse
 
 #: Modules a kernel never needs; importing them is how candidates escape, spawn, patch or hide work.
 FORBIDDEN_MODULES = {
@@ -137,7 +138,7 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     _check_text(source, flags)
     if "\0" in source:
         return flags  # not parseable: what the tokenizer would make of it is moot
-    tree = ast.parse(source)
+    tree = parse(source)
     _check_imports(tree, flags)
     _check_calls_and_attrs(tree, flags)
     _check_aliases_and_hooks(tree, flags)

@@ -36,6 +36,7 @@ from kernelgym.judge.result import EvalResult
 from kernelgym.judge.sandbox import PACKAGE_ROOT, mode_from
 from kernelgym.judge.session import SNAPSHOT_BYTES, Session, Settings
 from kernelgym.judge.verdict import Verdict
+from kernelgym.parsing import compile_source
 from kernelgym.tasks import Task
 
 
@@ -175,7 +176,7 @@ class Judge:
         t0 = time.monotonic()
         result.stage = "static"
         try:
-            compile(source, "candidate.py", "exec", dont_inherit=True)  # syntax, always checked
+            compile_source(source, "candidate.py", "exec", dont_inherit=True)  # syntax, always checked
             flags = guards.check_source(source, backend, result.torch_policy) if self.static_checks else []
         except SyntaxError as exc:
             raise Verdict("compile_error", f"syntax error at line {exc.lineno}: {exc.msg}") from None

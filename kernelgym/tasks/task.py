@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from kernelgym.parsing import compile_source, parse
+
 CATEGORIES = (
     "Fusion", "Math", "LinearAlgebra", "Activation", "MatrixMultiply", "Reduce", "Index", "Loss",
     "Quantization", "Normalization", "Optimizer", "SpatialOps", "Convolution", "Random", "Pooling",
@@ -142,7 +144,7 @@ class Task:
         """
         module = types.ModuleType(f"kernelgym_task_{self.digest}")
         module.__file__ = self.path or f"<task {self.id}>"
-        code = compile(self.source, module.__file__, "exec")
+        code = compile_source(self.source, module.__file__, "exec")
         exec(code, module.__dict__)  # noqa: S102 - tasks are trusted reference programs
         if small:
             module.__dict__.update(self.small)
@@ -182,7 +184,7 @@ class Task:
 def read_metadata(source: str, where: str = "<source>") -> dict:
     """Return the literal ``KERNELGYM`` dict of a task source ({} when it has none); never executes the file."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError as exc:
         raise TaskError(f"{where}: not valid Python: {exc}") from exc
     for node in tree.body:
