@@ -84,6 +84,14 @@ def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
 
     lock = RecordingLock()
     judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock)
+    held_at_reference: list[int] = []
+    outputs = judge.reference.outputs
+
+    def recorded_outputs(*args, **kwargs):  # the real reference forward, noting whether the GPU is held
+        held_at_reference.append(sum(1 if edge == "in" else -1 for _, edge, _, _ in lock.log))
+        return outputs(*args, **kwargs)
+
+    judge.reference.outputs = recorded_outputs
     result = judge.evaluate(relu_task, GOOD, profile="quick")
     assert result.status == "ok", result.message
     holds = [(kind, t) for kind, edge, _, t in lock.log if edge == "in"]
@@ -92,6 +100,8 @@ def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
     trials = sum(1 for t in result.trials if t.get("stage") in ("standard", "outlier"))
     assert shared >= trials + 2  # the build, every trial and the profiled forward: each its own hold
     assert exclusive >= 3  # the warm-up and at least one candidate and one reference block, each its own hold
+    # every reference forward (trials, the profiled forward, checked timed calls) runs inside a hold
+    assert held_at_reference and set(held_at_reference) == {1}, held_at_reference
     depth = 0
     for kind, edge, _, _ in lock.log:  # holds never nest: the GPU is released between steps
         depth += 1 if edge == "in" else -1

@@ -414,8 +414,10 @@ class Session:
                 # than half of its calls, and then two random picks miss every cheat with probability below 1/4
                 picks = _RANDOM.sample(range(n), min(n, 2 if self._check_share >= 1.0 else 1))
                 for index in sorted(picks):
-                    self.send(Command.CHECK, index)
-                    self.compare(call_seed(seed, index), False, f"timed call {len(self.clock.times) - n + index}")
+                    with self.gpu():  # the reference's forward and the transfer use the GPU: never during a timing
+                        self.send(Command.CHECK, index)
+                        self.compare(call_seed(seed, index), False,
+                                     f"timed call {len(self.clock.times) - n + index}")
                 self._checked += 1
         return times
 
