@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import json
 import sys
 import time
@@ -34,17 +35,22 @@ def main() -> int:
     ray.init(include_dashboard=False, log_to_driver=False)
     pool = RayEvalPool(concurrency_per_gpu=args.concurrency, dedupe=False, judge_kwargs={"cache_dir": args.cache_dir})
     t0 = time.monotonic()
-    futures = [(i, pool.submit(tasks.get(i), policy.path(i).read_text(), backend="cuda", profile=args.profile))
-               for i in ids]
+    futures = {pool.submit(tasks.get(i), policy.path(i).read_text(), backend="cuda", profile=args.profile): i
+               for i in ids}
     rows = []
-    for task_id, fut in futures:
-        r = fut.result()
+    for fut in cf.as_completed(futures):  # as they finish, with the time since the start: shows where time goes
+        task_id, r = futures[fut], fut.result()
         rows.append({"task": task_id, "status": r.status, "speedup": r.speedup, "runtime_ms": r.runtime_ms,
                      "baseline_ms": r.baseline_ms, "compile_s": r.durations.get("compile"),
+                     "durations": r.durations, "finished_s": round(time.monotonic() - t0, 1),
                      "kernel_coverage": r.kernel_coverage, "message": r.message[:300]})
         sp = f"{r.speedup:.2f}x" if r.speedup else "-"
-        print(f"{task_id:<44} {r.status:<14} {sp:>8} compile {r.durations.get('compile', 0):.1f}s  {r.message[:150]}",
+        stages = " ".join(f"{k} {v:.1f}s" for k, v in r.durations.items() if isinstance(v, (int, float)))
+        print(f"[{time.monotonic() - t0:6.1f} s] {task_id:<44} {r.status:<14} {sp:>8}  {stages}  {r.message[:120]}",
               flush=True)
+        if args.json:  # kept as it grows, so a run stopped by its time limit still leaves its figures
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+    print(f"pool: {dict(pool.stats)}", flush=True)
     print(f"{len(ids)} CUDA solutions in {time.monotonic() - t0:.0f} s; ok: {sum(r['status'] == 'ok' for r in rows)}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
