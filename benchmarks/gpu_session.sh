@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
-#   parts: smoke datasets throughput cuda repeats lint dobench prestart soak
+#   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
+#   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
+#   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
+#   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   && export PYTHONPATH=/tmp/site:$PWD:${PYTHONPATH:-} RAY_AUTH_MODE=disabled
@@ -46,4 +49,9 @@ fi
 if run soak; then
   timeout -k 20 570 python3 benchmarks/soak.py --steps ${SOAK_STEPS:-1000} --budget-s ${SOAK_BUDGET_S:-500} --jobs ${SOAK_JOBS:-20} \
     --shape 1024x4096 --device cuda:0 --prestart --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
+fi
+if run agreement; then
+  timeout 560 python3 benchmarks/kernelbench_agreement.py --kernelbench .kb --kernels .kb/triton_runs \
+    --policies off,partial --limit ${AGREE_LIMIT:-40} --jobs 8 --timeout-s 120 --json "$OUT/agreement.json" 2>&1 \
+    | grep -v USDT | tee "$OUT/agreement.txt"
 fi

@@ -8,8 +8,9 @@ policy, every disagreement with both sides' reasons, and evaluations per GPU-hou
     python benchmarks/kernelbench_agreement.py --kernelbench KB_CHECKOUT --kernels KB_CHECKOUT/triton_runs \\
         [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench] [--json out.json]
 
-``KB_CHECKOUT`` is a checkout of https://github.com/ScalingIntelligence/KernelBench whose ``src/kernelbench``
-is importable (its dependencies installed); the kernels are files named ``level{L}_problem{ID}_triton.py`` anywhere
+``KB_CHECKOUT`` holds KernelBench's evaluator at HEAD (``src/kernelbench``; needs torch, numpy, pydantic; its LLM
+client imports are stubbed where missing) and the problems the kernels were written for (``KernelBench/level*``,
+from the ``sokserey/tritonDump`` branch); the kernels are files named ``level{L}_problem{ID}_triton.py`` anywhere
 under ``--kernels`` (the ``sokserey/tritonDump`` branch keeps 134 of them under ``triton_runs/``). KernelBench's
 code is run, never copied here.
 """
@@ -30,8 +31,19 @@ KERNEL_NAME = re.compile(r"level(\d+)_problem(\d+)_triton\.py$")
 
 #: run in a fresh interpreter per kernel: KernelBench's evaluator, its result as one JSON line
 KERNELBENCH_SNIPPET = r"""
-import json, sys, torch
+import json, sys, types, torch
 sys.path.insert(0, sys.argv[1])
+# KernelBench's package imports LLM clients and helpers its evaluator never calls; where one is not installed (the
+# GPU machine has no network), an empty stand-in module lets the import succeed
+for name, attrs in {"openai": ["OpenAI"], "litellm": ["completion"], "dotenv": ["load_dotenv"], "tqdm": ["tqdm"],
+                    "requests": ["get", "post"]}.items():
+    try:
+        __import__(name)
+    except ImportError:
+        stub = types.ModuleType(name)
+        for attr in attrs:
+            setattr(stub, attr, lambda *a, **k: (a[0] if a else None))
+        sys.modules[name] = stub
 from kernelbench.eval import eval_kernel_against_ref
 ref, cand = open(sys.argv[2]).read(), open(sys.argv[3]).read()
 r = eval_kernel_against_ref(ref, cand, num_correct_trials=5, num_perf_trials=100, measure_performance=True,
