@@ -195,3 +195,11 @@ def test_the_scorer_passes_its_torch_policy_to_the_evaluator():
     assert evaluator.policies == ["strict"]
     with pytest.raises(ValueError, match="torch_policy"):
         Scorer(evaluator=evaluator, torch_policy="lenient")
+
+
+def test_the_torch_policy_can_come_from_the_environment(monkeypatch):
+    from kernelgym.integrations.scorer import environ_settings
+
+    assert environ_settings()["torch_policy"] == "partial"
+    monkeypatch.setenv("KERNELGYM_TORCH_POLICY", "strict")
+    assert environ_settings()["torch_policy"] == "strict"

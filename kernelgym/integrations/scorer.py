@@ -18,11 +18,12 @@ from kernelgym.tasks import TaskSet, load_tasks
 #: The environment variables every adapter reads for the settings its trainer's config cannot carry, with defaults.
 ENVIRON = {"tasks": ("KERNELGYM_TASKS", None), "backend": ("KERNELGYM_BACKEND", "triton"),
            "profile": ("KERNELGYM_PROFILE", "quick"), "reward": ("KERNELGYM_REWARD", "speedup"),
-           "device": ("KERNELGYM_DEVICE", None)}
+           "device": ("KERNELGYM_DEVICE", None), "torch_policy": ("KERNELGYM_TORCH_POLICY", "partial")}
 
 
 def environ_settings() -> dict[str, Any]:
-    """``tasks``, ``backend``, ``profile``, ``reward``, ``device`` from ``KERNELGYM_*`` variables (see ENVIRON)."""
+    """``tasks``, ``backend``, ``profile``, ``reward``, ``device``, ``torch_policy`` from ``KERNELGYM_*`` variables
+    (see ENVIRON)."""
     return {key: os.environ.get(name) or default for key, (name, default) in ENVIRON.items()}
 
 

@@ -66,7 +66,7 @@ except ImportError:  # the same surface, so the class works (and is tested) with
 ENV_ID = "kernelgym"
 ENTRY_POINT = "kernelgym.integrations.skyrl:KernelTextEnv"
 _SETTINGS = ("tasks", "backend", "max_turns", "reward", "profile", "device", "evaluator", "target_speedup",
-             "max_workers")
+             "max_workers", "torch_policy")
 
 
 @lru_cache(maxsize=8)
@@ -113,7 +113,8 @@ class KernelTextEnv(_Base):
                              backend=settings.get("backend", "triton"), max_turns=self.max_turns,
                              reward=settings.get("reward", "speedup"), profile=settings.get("profile", "quick"),
                              device=settings.get("device"), evaluator=evaluator,
-                             target_speedup=float(settings.get("target_speedup", 1.0)))
+                             target_speedup=float(settings.get("target_speedup", 1.0)),
+                             torch_policy=settings.get("torch_policy", "partial"))
         self.turns = 0
         self.rewards: list[float] = []
 
