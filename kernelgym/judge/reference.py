@@ -25,6 +25,10 @@ COMPILE_LOCK = threading.RLock()
 TIMING_SEED = 10_007
 
 
+#: the torch profiler is one per process: reference profiling by concurrent evaluations (threads) takes turns
+PROFILER_LOCK = threading.Lock()
+
+
 class ReferenceSide:
     """The reference model of one task at a time on ``device``, and the per-task baseline cache.
 
@@ -92,14 +96,19 @@ class ReferenceSide:
         if self.on_cpu:
             return []
         key = f"{task.id}:{task.digest}"
-        if key not in self._top_kernels:
-            from kernelgym.judge.profile import profile_forward
+        with PROFILER_LOCK:  # one torch profiler per process at a time: concurrent evaluations take turns
+            if key not in self._top_kernels:
+                from kernelgym.judge.profile import profile_forward
 
-            module, model = self.model(task, init_seed)
-            with reference_numerics():
-                report, _ = profile_forward(model, make_inputs(module, TIMING_SEED, self.device), self.device, [])
-            self._top_kernels = {key: report.get("top_kernels") or []}  # one task's at a time, like its model
-        return self._top_kernels[key]
+                module, model = self.model(task, init_seed)
+                try:
+                    with reference_numerics():
+                        report, _ = profile_forward(model, make_inputs(module, TIMING_SEED, self.device),
+                                                    self.device, [])
+                except RuntimeError:  # feedback only: a profiler that cannot start never fails an evaluation
+                    report = {}
+                self._top_kernels = {key: report.get("top_kernels") or []}  # one task's at a time, like its model
+            return self._top_kernels[key]
 
     # -- timing --------------------------------------------------------------------------------------------------
     def timer(self, task: Task, prof: EvalProfile):
