@@ -117,7 +117,7 @@ def test_a_cached_baseline_without_an_overhead_figure_is_timed_again(tmp_path, r
     from kernelgym.judge.runner import Judge
 
     judge = Judge(device="cpu", cache_dir=tmp_path)
-    alone = judge.baseline_ms(relu_task, 0, get_profile("quick"))
+    alone = judge.baseline_ms(relu_task, get_profile("quick"))
     assert "overhead_ms" not in alone
     result = judge.evaluate(relu_task, GOOD)
     assert result.status == "ok", result.message

@@ -338,8 +338,8 @@ class Judge:
             setattr(res, field_name, value)
 
     # -- reference side, for callers (lint, benchmarks) ---------------------------------------------------------
-    def baseline_ms(self, task: Task, init_seed: int, prof: EvalProfile, kind: str = "eager") -> dict:
-        """The reference's timing alone (:meth:`ReferenceSide.baseline_ms`); ``init_seed`` is kept for callers."""
+    def baseline_ms(self, task: Task, prof: EvalProfile, kind: str = "eager") -> dict:
+        """The reference's timing alone (:meth:`ReferenceSide.baseline_ms`)."""
         return self.reference.baseline_ms(task, prof, kind)
 
     def cached_baseline(self, task: Task, kind: str = "eager") -> dict | None:
