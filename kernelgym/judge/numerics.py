@@ -15,21 +15,10 @@ import threading
 
 import torch
 
-#: (setting, value) pairs the reference runs under
-REFERENCE_SETTINGS = (("matmul_allow_tf32", False), ("cudnn_allow_tf32", True))
+#: (namespace, attribute, value) of every setting the reference runs under
+REFERENCE_SETTINGS = ((torch.backends.cuda.matmul, "allow_tf32", False), (torch.backends.cudnn, "allow_tf32", True))
 
 _lock = threading.Lock()
-
-
-def _get(name: str) -> bool:
-    return torch.backends.cuda.matmul.allow_tf32 if name == "matmul_allow_tf32" else torch.backends.cudnn.allow_tf32
-
-
-def _set(name: str, value: bool) -> None:
-    if name == "matmul_allow_tf32":
-        torch.backends.cuda.matmul.allow_tf32 = value
-    else:
-        torch.backends.cudnn.allow_tf32 = value
 
 
 @contextlib.contextmanager
@@ -37,11 +26,11 @@ def reference_numerics():
     """Run the block under :data:`REFERENCE_SETTINGS`, restoring the process's own settings afterwards. Blocks of
     concurrent evaluations (threads of one process) are serialised, so none restores a setting under another."""
     with _lock:
-        saved = [(name, _get(name)) for name, _ in REFERENCE_SETTINGS]
+        saved = [(space, name, getattr(space, name)) for space, name, _ in REFERENCE_SETTINGS]
         try:
-            for name, value in REFERENCE_SETTINGS:
-                _set(name, value)
+            for space, name, value in REFERENCE_SETTINGS:
+                setattr(space, name, value)
             yield
         finally:
-            for name, value in saved:
-                _set(name, value)
+            for space, name, value in saved:
+                setattr(space, name, value)

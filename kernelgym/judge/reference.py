@@ -16,6 +16,7 @@ from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs
 from kernelgym.judge.numerics import reference_numerics
 from kernelgym.judge.profiles import EvalProfile
+from kernelgym.judge.timing import CallTimer
 from kernelgym.tasks import Task
 
 #: torch.compile (dynamo) is not thread-safe: judges in threads of one process compile and run compiled
@@ -23,6 +24,19 @@ from kernelgym.tasks import Task
 COMPILE_LOCK = threading.RLock()
 #: seed base of the inputs the reference is timed on (its inputs are not secret: no candidate sees them)
 TIMING_SEED = 10_007
+
+
+class ReferenceTimer(CallTimer):
+    """A :class:`~kernelgym.judge.timing.CallTimer` whose every block and warm-up runs under the reference's pinned
+    numerics (:mod:`kernelgym.judge.numerics`); the settings are switched outside the timed calls."""
+
+    def warm_up(self, calls: int) -> None:
+        with reference_numerics():
+            super().warm_up(calls)
+
+    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
+        with reference_numerics():
+            return super().time_block(calls, keep)
 
 
 #: the torch profiler is one per process: reference profiling by concurrent evaluations (threads) takes turns
@@ -113,19 +127,6 @@ class ReferenceSide:
     # -- timing --------------------------------------------------------------------------------------------------
     def timer(self, task: Task, prof: EvalProfile):
         """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the eager reference, for interleaved timing."""
-        from kernelgym.judge.timing import CallTimer
-
-        class ReferenceTimer(CallTimer):
-            """Every block and warm-up under the reference's pinned numerics (:mod:`kernelgym.judge.numerics`)."""
-
-            def warm_up(self, calls):
-                with reference_numerics():
-                    return super().warm_up(calls)
-
-            def time_block(self, calls, keep=None):
-                with reference_numerics():
-                    return super().time_block(calls, keep)
-
         module, model = self.model(task, 0)
         timer = ReferenceTimer(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device),
                                self.device)
