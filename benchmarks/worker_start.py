@@ -24,12 +24,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def run(judge, task, texts, profile) -> dict:
+def run(judge, task, texts, profile, mode: str) -> dict:
+    """Evaluate ``texts`` one after another (after one warm-up evaluation), printing each result as it comes."""
     results = []
-    judge.evaluate(task, texts[0], profile=profile)  # warm the baseline cache and (with prestart) start a spare
+    warm = judge.evaluate(task, texts[0], profile=profile)  # warm the baseline cache and (with prestart) a spare
+    print(f"{mode:>8} warm-up: {warm.status} in {warm.durations.get('total', 0.0):.2f} s", flush=True)
     started = time.monotonic()
-    for text in texts:
-        results.append(judge.evaluate(task, text, profile=profile))
+    for i, text in enumerate(texts):
+        r = judge.evaluate(task, text, profile=profile)
+        results.append(r)
+        print(f"{mode:>8} {i + 1}/{len(texts)}: {r.status:<13} startup {r.durations.get('startup', 0.0):.3f} s, "
+              f"total {r.durations.get('total', 0.0):.3f} s", flush=True)
     wall = time.monotonic() - started
     return {"n": len(texts), "wall_s": round(wall, 2), "evals_per_hour": round(len(texts) / wall * 3600, 1),
             "median_startup_s": round(statistics.median(r.durations.get("startup", 0.0) for r in results), 3),
@@ -66,7 +71,7 @@ def main() -> int:
     for mode in args.modes.split(","):
         judge = Judge(device=args.device, cache_dir=args.cache_dir, **settings[mode])
         try:
-            report[mode] = figures = run(judge, task, texts, args.profile)
+            report[mode] = figures = run(judge, task, texts, args.profile, mode)
         finally:
             judge.close()
         print(f"{mode:>8} on {judge.device}: {json.dumps(figures)}", flush=True)
