@@ -27,7 +27,7 @@ if run datasets; then
   tar -C "$OUT" -czf "$OUT/datasets.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
 fi
 if run throughput; then
-  timeout 300 python3 benchmarks/throughput.py --solutions 22 --profile full --concurrency 8 --plain 9 \
+  timeout 540 python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then

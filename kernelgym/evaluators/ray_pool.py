@@ -40,6 +40,8 @@ from kernelgym.tasks import Task
 
 #: batch plans an actor keeps (the most recent); older ones and their reference outputs are dropped
 ACTOR_PLANS = 4
+#: GPU holds an actor's lock keeps (the most recent) for :meth:`RayEvalPool.gpu_holds`
+ACTOR_HOLDS = 1 << 16
 
 
 def _actor_class():
@@ -56,7 +58,7 @@ def _actor_class():
             from kernelgym.evaluators.local import ThreadJudges
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
-            self.lock = SharedExclusiveLock()
+            self.lock = SharedExclusiveLock(keep_holds=ACTOR_HOLDS)
             self.judges = ThreadJudges(device=self.device, gpu_lock=self.lock, **judge_kwargs)
             self.plans: collections.OrderedDict = collections.OrderedDict()  # (batch id, task key) -> BatchPlan
             self.plans_lock = threading.Lock()
@@ -87,6 +89,10 @@ def _actor_class():
             task = Task.from_dict(task)
             return self.judges.get().evaluate(task, text, backend=backend, profile=profile,
                                               torch_policy=torch_policy, batch=self.plan(batch_id, task))
+
+        def gpu_holds(self, since: float = 0.0) -> list[tuple[str, float, float]]:
+            """The GPU lock's kept holds that ended at or after ``since`` (``time.monotonic()``)."""
+            return [hold for hold in list(self.lock.holds) if hold[2] >= since]
 
         def hardware_json(self) -> str:
             from kernelgym.hardware import detect
@@ -288,6 +294,15 @@ class RayEvalPool:
 
             self._hardware_json = ray.get(self.actors[0].hardware_json.remote())
         return self._hardware_json
+
+    def gpu_holds(self, since: float = 0.0) -> list[list[tuple[str, float, float]]]:
+        """Per actor (one GPU each), its GPU lock's holds that ended at or after ``since``: ``(kind, start, end)``,
+        kind ``"shared"`` (compile, trials, checks) or ``"exclusive"`` (timing), times in ``time.monotonic()``
+        seconds of the actor's machine (comparable with the caller's on that machine only); the last
+        :data:`ACTOR_HOLDS` of each actor. For measuring how busy the GPUs were."""
+        import ray
+
+        return ray.get([a.gpu_holds.remote(since) for a in self.actors])
 
     def actor_info(self) -> list[dict]:
         import ray

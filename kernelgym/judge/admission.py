@@ -7,8 +7,10 @@ and a memory budget (evaluations reserve their estimated GPU memory for their wh
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
+import time
 
 
 class SharedExclusiveLock:
@@ -16,13 +18,32 @@ class SharedExclusiveLock:
 
     A waiting exclusive holder blocks new sharers (writer preference), so timing is never starved by a stream of
     compilations.
+
+    With ``keep_holds`` > 0 the lock also keeps its last ``keep_holds`` holds in :attr:`holds`, each
+    ``(kind, start, end)``: ``"shared"`` or ``"exclusive"``, and ``time.monotonic()`` seconds from acquiring to
+    releasing (the system-wide monotonic clock: comparable across the processes of one Linux machine, and unmoved
+    when the wall clock is stepped). What GPU occupancy is measured from (``RayEvalPool.gpu_holds``,
+    ``benchmarks/throughput.py``).
     """
 
-    def __init__(self):
+    def __init__(self, keep_holds: int = 0):
         self._cond = threading.Condition()
         self._sharers = 0
         self._writer = False
         self._writers_waiting = 0
+        self.holds: collections.deque = collections.deque(maxlen=max(0, int(keep_holds)))
+
+    @contextlib.contextmanager
+    def _held(self, kind: str):
+        """Note the hold in :attr:`holds` when they are kept (the lock is already acquired)."""
+        if not self.holds.maxlen:
+            yield
+            return
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.holds.append((kind, start, time.monotonic()))
 
     @contextlib.contextmanager
     def shared(self):
@@ -31,7 +52,8 @@ class SharedExclusiveLock:
                 self._cond.wait()
             self._sharers += 1
         try:
-            yield
+            with self._held("shared"):
+                yield
         finally:
             with self._cond:
                 self._sharers -= 1
@@ -46,7 +68,8 @@ class SharedExclusiveLock:
             self._writers_waiting -= 1
             self._writer = True
         try:
-            yield
+            with self._held("exclusive"):
+                yield
         finally:
             with self._cond:
                 self._writer = False

@@ -1,0 +1,105 @@
+"""benchmarks/throughput.py (issue #13): its batches are labelled honestly and its figures are computed right, and
+the GPU lock keeps the holds that the GPU busy share is measured from. No evaluation runs here (the benchmark's
+own CPU run checks the verdicts against the labels)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelgym.judge import guards
+from kernelgym.judge.admission import SharedExclusiveLock
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("throughput_bench", ROOT / "benchmarks" / "throughput.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_batch_a_mixes_levels_and_thirds(bench):
+    items = bench.batch_a(6)
+    assert len(items) == 18
+    assert {it.task.id[:3] for it in items} == {"L1/", "L2/", "L3/"}
+    assert [it.variant for it in items[:3]] == ["solution", "scale", "undefined_name"]
+    assert sum(it.expect_ok for it in items) == 6
+
+
+def test_batch_b_samples_are_distinct_and_cover_every_family(bench):
+    items = bench.batch_b(8, 16)
+    assert len(items) == 128 and len({it.task.id for it in items}) == 8
+    assert len({it.text for it in items}) == 128
+    per_task = [it for it in items if it.task.id == items[0].task.id]
+    assert per_task[0].variant == "solution"
+    assert {it.family for it in per_task} == {"solution", "wrong", "slower", "tuned", "failing"}
+    assert sum(it.expect_ok for it in per_task) == 8
+
+
+def test_every_variant_applies_to_every_solution_and_passes_the_static_checks(bench):
+    order = bench.grpo_order()
+    items = bench.batch_b(100, 1 + len(order))  # every L1-L3 solution, each variant once
+    for it in items:
+        assert guards.check_source(it.text, "triton", "partial") == [], (it.task.id, it.variant)
+    per_task = len(order) + 1
+    assert [it.variant for it in items] == (["solution"] + order) * (len(items) // per_task)  # no fallback
+
+
+def test_a_rewrite_that_finds_nothing_gives_way_to_the_next_variant(bench):
+    task = bench.pick_solutions(1)[0][0]
+    text = "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+    item = bench.make_item("B", 0, task, text, "warps_up")  # no num_warps=: warps_down neither, then comment
+    assert (item.variant, item.family, item.expect_ok) == ("comment", "tuned", True)
+    item = bench.make_item("B", 0, task, text, "undefined_name")  # no tl.program_id: the next failing variant
+    assert (item.variant, item.family, item.expect_ok) == ("raise", "failing", False)
+
+
+def test_busy_shares_count_overlaps_once_and_clip_to_the_window(bench):
+    holds = [("shared", 0.0, 4.0), ("shared", 2.0, 5.0), ("exclusive", 6.0, 8.0), ("shared", 9.0, 12.0)]
+    shares = bench.busy_shares([holds], 0.0, 10.0)
+    assert shares == {"timing": 0.2, "correctness": 0.6, "idle": 0.2}
+    two = bench.busy_shares([holds, []], 0.0, 10.0)  # a second, idle GPU halves the shares
+    assert two["timing"] == 0.1 and two["idle"] == 0.6
+
+
+def test_percentiles_and_fidelity_figures(bench):
+    assert bench.percentiles([float(i) for i in range(1, 21)]) == {"p50": 10.5, "p95": 19.0, "max": 20.0}
+
+    class Result:
+        def __init__(self, status, speedup, ms):
+            self.status, self.speedup, self.runtime_ms = status, speedup, ms
+
+    item = bench.make_item("A", 0, *bench.pick_solutions(1)[0], "solution")
+    other = bench.make_item("A", 1, *bench.pick_solutions(1)[0], "scale")
+    batch = [bench.Run(item, Result("ok", 1.02, 2.0)), bench.Run(other, Result("ok", 1.0, 0.5))]
+    alone = [bench.Run(item, Result("ok", 1.0, 2.0)), bench.Run(other, Result("incorrect", 1.2, 0.5))]
+    fid = bench.fidelity(batch, alone)
+    assert fid["median_abs_diff"] == pytest.approx(0.0933, abs=1e-3)
+    assert fid["worst_abs_diff_ge_1ms"] == pytest.approx(0.02) and fid["n_ge_1ms"] == 1
+    assert fid["verdicts_agree"] == 1
+
+
+def test_the_lock_keeps_its_last_holds_in_monotonic_time_only_when_asked():
+    plain = SharedExclusiveLock()
+    with plain.shared():
+        pass
+    assert len(plain.holds) == 0
+    lock = SharedExclusiveLock(keep_holds=2)
+    before = time.monotonic()
+    with lock.exclusive():
+        pass
+    with lock.shared():
+        time.sleep(0.01)
+    with lock.exclusive():
+        pass
+    assert [kind for kind, _, _ in lock.holds] == ["shared", "exclusive"]
+    (_, start, end), _ = lock.holds
+    assert before <= start and end - start >= 0.01
