@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import as_completed
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -87,6 +88,34 @@ def agreement(rows: list[dict], policy: str, key: str) -> float | None:
     return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
 
 
+def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, profile: str, jobs: int) -> float:
+    """Judge every kernel under ``policy``, ``jobs`` at once, printing each verdict (with its stage times) as it
+    arrives and filling ``rows[i]["kernelgym"][policy]``; returns the wall time in seconds."""
+    started = time.monotonic()
+    futures = {evaluator.submit(task, text, profile=profile, torch_policy=policy): i
+               for i, (task, text, _, _) in enumerate(items)}
+    for done, future in enumerate(as_completed(futures), 1):
+        i, res = futures[future], future.result()
+        rows[i]["kernelgym"][policy] = {
+            "compiled": res.compiled, "correct": res.correct, "status": res.status, "speedup": res.speedup,
+            "message": res.message[:300], "flags": [f["name"] for f in res.flags],
+            "durations": {k: round(v, 2) for k, v in res.durations.items()}}
+        stages = " ".join(f"{k}={v:.1f}" for k, v in sorted(res.durations.items()))
+        print(f"[{policy} {done}/{len(items)} {time.monotonic() - started:6.1f}s] {rows[i]['kernel']:<34} "
+              f"{res.status:<13} {stages}", flush=True)
+    wall = time.monotonic() - started
+    print(f"kernelgym [{policy}]: {len(items)} kernels in {wall:.0f} s "
+          f"({3600 * len(items) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {jobs} at once)", flush=True)
+    return round(wall, 1)
+
+
+def save(path: Path | None, rows: list[dict], walls: dict, summary: dict | None = None) -> None:
+    """Write what is known so far (called after every phase and every KernelBench verdict, so a run stopped by a
+    time limit keeps its rows)."""
+    if path is not None:
+        path.write_text(json.dumps({"rows": rows, "summary": summary, "seconds": walls}, indent=1))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernelbench", required=True, type=Path, help="KernelBench checkout (src/ and KernelBench/)")
@@ -123,18 +152,8 @@ def main() -> int:
     walls: dict[str, float] = {}
     with LocalEvaluator(device=args.device, max_workers=args.jobs) as evaluator:
         for p in policies:
-            started = time.monotonic()
-            results = evaluator.evaluate_many([(task, text) for task, text, _, _ in items], profile=args.profile,
-                                              torch_policy=p)
-            wall = time.monotonic() - started
-            for row, res in zip(rows, results):
-                row["kernelgym"][p] = {"compiled": res.compiled, "correct": res.correct, "status": res.status,
-                                       "speedup": res.speedup, "message": res.message[:300],
-                                       "flags": [f["name"] for f in res.flags]}
-            print(f"kernelgym [{p}]: {len(results)} kernels in {wall:.0f} s "
-                  f"({3600 * len(results) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {args.jobs} at once)",
-                  flush=True)
-            walls[p] = round(wall, 1)
+            walls[p] = judge_with_kernelgym(evaluator, items, rows, p, args.profile, args.jobs)
+            save(args.json, rows, walls)
 
     if not args.skip_kernelbench:
         started = time.monotonic()
@@ -142,11 +161,13 @@ def main() -> int:
         for row, (_, _, ref, path) in zip(rows, items):
             row["kernelbench"] = run_kernelbench(args.kernelbench, ref, path, args.timeout_s)
             print(f"{row['kernel']:<34} KernelBench compiled={row['kernelbench']['compiled']!s:<5} "
-                  f"correct={row['kernelbench']['correct']!s:<5} | kernelgym "
+                  f"correct={row['kernelbench']['correct']!s:<5} ({row['kernelbench']['wall_s']:.1f} s) | kernelgym "
                   + " ".join(f"{p}={row['kernelgym'][p]['status']}" for p in policies), flush=True)
-        kb_wall = walls["kernelbench"] = round(time.monotonic() - started, 1)
-        print(f"KernelBench: {len(items)} kernels in {kb_wall:.0f} s "
-              f"({3600 * len(items) / max(kb_wall, 1e-9):.0f} evaluations per GPU-hour, one at a time)")
+            walls["kernelbench"] = round(time.monotonic() - started, 1)
+            save(args.json, rows, walls)
+        done = sum("kernelbench" in row for row in rows)
+        print(f"KernelBench: {done} kernels in {walls['kernelbench']:.0f} s "
+              f"({3600 * done / max(walls['kernelbench'], 1e-9):.0f} evaluations per GPU-hour, one at a time)")
 
     summary = {p: {"compiled_agreement": agreement(rows, p, "compiled"),
                    "correct_agreement": agreement(rows, p, "correct")} for p in policies}
@@ -161,8 +182,7 @@ def main() -> int:
                 print(f"DISAGREE [{p}] {row['kernel']}: kernelgym {ours['status']} ({ours['message'][:160]}; flags "
                       f"{ours['flags']}) vs KernelBench correct={theirs['correct']} "
                       f"{theirs.get('error', '') or json.dumps(theirs.get('metadata', {}))[:200]}")
-    if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1))
+    save(args.json, rows, walls, summary)
     return 0
 
 
