@@ -1,9 +1,9 @@
 """Worker start-up off the critical path, and the cost of the sandbox: the same candidates through one Judge per
-mode: ``plain`` (sandboxed, started on demand), ``prestart`` (sandboxed, one worker started one evaluation ahead,
+mode: ``plain`` (sandboxed, started on demand), ``prestart`` (sandboxed, ``--spares`` workers started ahead,
 kernelgym/judge/launch.py) and ``unsafe`` (no sandbox, on demand; every result flagged ``unsandboxed``).
 
     python benchmarks/worker_start.py [--n 24] [--device cpu|cuda:0] [--profile quick] [--modes plain,prestart,unsafe]
-                                      [--json out.json]
+                                      [--spares 2] [--json out.json]
 
 The candidates cycle through an honest kernel, a wrong one and one that fails to compile at its first launch, on
 the scaled-relu test task, evaluated back to back as an RL loop or the Ray pool does. Prints, for each mode, the
@@ -51,6 +51,7 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--shape", default=None, help="ROWSxCOLS of the scaled-relu task (default: its own, 4096x65536)")
     ap.add_argument("--modes", default="plain,prestart,unsafe")
+    ap.add_argument("--spares", type=int, default=2, help="workers started ahead in the prestart mode")
     args = ap.parse_args()
 
     from kernelgym.judge.runner import Judge
@@ -67,7 +68,7 @@ def main() -> int:
     kinds = [GOOD, candidate(expr="x"), candidate(expr="tl.maximum(x, 0.0) * undefined_name_kg")]
     texts = [kinds[i % len(kinds)] for i in range(args.n)]
     report = {}
-    settings = {"plain": {}, "prestart": {"prestart_workers": True}, "unsafe": {"sandbox": "unsafe"}}
+    settings = {"plain": {}, "prestart": {"prestart_workers": args.spares}, "unsafe": {"sandbox": "unsafe"}}
     for mode in args.modes.split(","):
         judge = Judge(device=args.device, cache_dir=args.cache_dir, **settings[mode])
         try:

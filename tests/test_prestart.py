@@ -126,3 +126,29 @@ def test_thread_pools_and_collection_close_their_spares(tmp_path, relu_task, tes
                     device="cpu", jobs=2, cache_dir=tmp_path, progress=False, parquet=False)
     assert stats.planned == 2
     assert worker_processes() == []
+
+
+@needs_namespaces
+def test_several_spares_are_kept_and_used_oldest_first(tmp_path, relu_task):
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False, prestart_workers=2)
+    try:
+        assert judge.evaluate(relu_task, GOOD).status == "ok"
+        first = judge.idle_worker_pids()
+        assert len(first) == 2 and worker_processes(idle_groups=first) == []
+        assert judge.evaluate(relu_task, candidate(expr="x")).status == "incorrect"
+        second = judge.idle_worker_pids()
+        assert len(second) == 2 and second[0] == first[1]  # the older spare ran; the younger waits on
+        assert judge.launcher.stats == {"started": 4, "spares_used": 1, "spares_dead": 0}
+    finally:
+        judge.close()
+    assert wait_until_gone() == []
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2"])
+def test_a_spare_count_that_is_not_a_count_is_refused(bad):
+    from kernelgym.judge.launch import WorkerLauncher
+
+    with pytest.raises(ValueError, match="spare workers"):
+        WorkerLauncher(lambda scratch: {}, "unsafe", bad)

@@ -20,11 +20,13 @@ __all__ = ["LocalEvaluator", "ThreadJudges", "as_evaluator"]
 
 class ThreadJudges:
     """One :class:`~kernelgym.judge.runner.Judge` per thread (a Judge evaluates one candidate at a time), made on
-    first use with ``judge_kwargs``; each keeps a worker started ahead unless the kwargs say otherwise.
-    :meth:`close` stops every one's spare worker. Thread-safe."""
+    first use with ``judge_kwargs``; each keeps :data:`~kernelgym.judge.launch.POOL_SPARES` workers started ahead
+    unless the kwargs say otherwise. :meth:`close` stops every one's spare workers. Thread-safe."""
 
     def __init__(self, **judge_kwargs):
-        self.judge_kwargs = {"prestart_workers": True, **judge_kwargs}
+        from kernelgym.judge.launch import POOL_SPARES
+
+        self.judge_kwargs = {"prestart_workers": POOL_SPARES, **judge_kwargs}
         self._local = threading.local()
         self._lock = threading.Lock()
         self._made: list = []

@@ -2,7 +2,7 @@
 
 Layout: one :class:`GpuEvaluator` actor per GPU (``num_gpus=1``), each a threaded actor running up to
 ``concurrency_per_gpu`` evaluations at once. Inside an actor every evaluation has its own worker process (the
-judge's isolation is unchanged), and each of the actor's judges keeps one fresh worker started ahead
+judge's isolation is unchanged), and each of the actor's judges keeps fresh workers started ahead
 (``prestart_workers``, :mod:`kernelgym.judge.launch`; pass ``judge_kwargs={"prestart_workers": False}`` to turn it
 off); worker start-up, Python import, static checks and Triton/CUDA compilation overlap
 freely, compile and correctness share the GPU, and timing (candidate and baselines) takes the GPU exclusively

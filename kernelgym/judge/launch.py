@@ -3,12 +3,15 @@
 Every candidate runs in a fresh worker process that is used for exactly one evaluation and then killed with its
 whole process group. Starting one costs the Python interpreter plus ``import torch, triton`` (about 2 s on the CPU
 CI machine; the GPU machine's 4.9 s fresh-process figure also includes CUDA initialisation, which always happens
-after the request). With ``prestart`` the launcher keeps one *spare* worker started ahead of time: it has imported
-torch and Triton and waits, blocked on its stdin, for its request. It has run no candidate code, holds no GPU
-context, and is started in its own sandbox namespaces like any worker, so taking it instead of starting a worker
-changes nothing about isolation; it only moves the start-up off the critical path. A spare that died while waiting
-is discarded and a worker started on the spot; a spare whose judge process dies reads end-of-file on its stdin and
-exits.
+before the request unless the spare warms it). With ``prestart`` the launcher keeps *spare* workers (one, or as many as
+asked) started ahead of time: each has imported torch and Triton, warmed the profiler and, when the judge's device is a
+GPU (``KERNELGYM_WARM_DEVICE`` in its environment), created its CUDA context on that device and warmed the profiler's
+GPU side, and waits, blocked on its stdin, for its request. It has run no candidate code and is started in its own
+sandbox namespaces like any worker, so taking it instead of starting a worker changes nothing about isolation; it only
+moves the start-up off the critical path. On the H200 a worker's start-up is several seconds, several times one small
+task's evaluation, so one spare is not ready in time when evaluations follow each other: keep two or three. A spare
+that died while waiting is discarded and a worker started on the spot; a spare whose judge process dies reads
+end-of-file on its stdin and exits.
 
 Spares are kept only where the workers run in the sandbox (:mod:`kernelgym.judge.sandbox`). Without it, the spare
 for the next candidate would run beside the current one as the same user, in the same PID namespace, and a
@@ -28,6 +31,7 @@ environment at start; they travel in the request and the worker applies them bef
 
 from __future__ import annotations
 
+import collections
 import os
 import re
 import shutil
@@ -46,6 +50,10 @@ from kernelgym.judge.process import LOG_TAIL_CHARS, descendants, kill_group, sig
 SHM = Path("/dev/shm")
 BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
 
+
+#: spares each judge of a pool keeps (:class:`~kernelgym.evaluators.local.ThreadJudges`): a pool's judges evaluate
+#: back to back, and on the H200 a worker's start-up (CUDA context included) outlasts one small task's evaluation
+POOL_SPARES = 2
 
 #: how long a timed-out worker gets to dump its stacks (polled; returns as soon as the candidate's line is there)
 STUCK_DUMP_WAIT_S = 3.0
@@ -127,36 +135,42 @@ class WorkerLauncher:
         env_for: the process environment for a worker whose scratch directory is the argument.
         sandbox_mode: ``"bwrap"`` (the sandbox; :class:`~kernelgym.judge.sandbox.SandboxUnavailable` here when it
             cannot run) or ``"unsafe"`` (plain child processes).
-        prestart: keep one spare worker started ahead when workers are sandboxed (see the module docstring).
+        prestart: how many spare workers to keep started ahead when workers are sandboxed (``True`` is one; see the
+            module docstring).
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
-    :meth:`close` kills the spare. Not thread-safe, like the judge that owns it.
+    :meth:`close` kills the spares. Not thread-safe, like the judge that owns it.
     """
 
-    def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap", prestart: bool = False):
+    def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap",
+                 prestart: bool | int = False):
         sandbox.require(sandbox_mode)
+        if not isinstance(prestart, int) or prestart < 0:  # bool is an int: True is one spare
+            raise ValueError(f"prestart must be a bool or a count of spare workers >= 0, not {prestart!r}")
         self.env_for = env_for
         self.sandboxed = sandbox_mode == "bwrap"
-        self.prestart = bool(prestart and self.sandboxed)
-        self._spare: StartedWorker | None = None
+        self.spares_wanted = int(prestart) if self.sandboxed else 0
+        self._spares: collections.deque[StartedWorker] = collections.deque()
         self.stats = {"started": 0, "spares_used": 0, "spares_dead": 0}
 
     def take(self, writable: list[Path] | None = None) -> StartedWorker:
-        """A fresh worker that has run nothing yet, which may also write ``writable`` (then never a spare); starts
-        the next spare when prestarting."""
+        """A fresh worker that has run nothing yet, which may also write ``writable`` (then never a spare): the
+        oldest live spare when there is one, else one started now; then the spares are topped up."""
         if writable:
             return self.start(writable)
-        worker, self._spare = self._spare, None
-        if worker is not None and not worker.alive():
-            self.stats["spares_dead"] += 1
-            worker.discard()
-            worker = None
+        worker = None
+        while worker is None and self._spares:
+            worker = self._spares.popleft()
+            if not worker.alive():
+                self.stats["spares_dead"] += 1
+                worker.discard()
+                worker = None
         if worker is None:
             worker = self.start()
         else:
             self.stats["spares_used"] += 1
-        if self.prestart:
-            self._spare = self.start()
+        while len(self._spares) < self.spares_wanted:
+            self._spares.append(self.start())
         return worker
 
     def start(self, writable: list[Path] | None = None) -> StartedWorker:
@@ -188,10 +202,10 @@ class WorkerLauncher:
         return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed)
 
     def idle_pids(self) -> list[int]:
-        """Process-group ids of the idle spare (it has run no candidate code), for leftover accounting."""
-        return [self._spare.proc.pid] if self._spare is not None else []
+        """Process-group ids of the idle spares (they have run no candidate code), for leftover accounting."""
+        return [spare.proc.pid for spare in self._spares]
 
     def close(self) -> None:
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            spare.discard()
+        """Kill and clean up every spare."""
+        while self._spares:
+            self._spares.popleft().discard()

@@ -46,9 +46,10 @@ def default_device() -> str:
     return "cuda:0" if torch.cuda.is_available() else "cpu"
 
 
-def worker_env(scratch: Path, on_cpu: bool) -> dict[str, str]:
+def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> dict[str, str]:
     """The process environment of a worker: scrubbed, rooted in its scratch directory, the same for every
-    candidate (so a worker can be started before its candidate is known)."""
+    candidate (so a worker can be started before its candidate is known). ``warm_device``: the judge's GPU, on
+    which the worker creates its CUDA context while it waits for its request (``KERNELGYM_WARM_DEVICE``)."""
     keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
     env = {k: os.environ[k] for k in keep if k in os.environ}
@@ -60,6 +61,8 @@ def worker_env(scratch: Path, on_cpu: bool) -> dict[str, str]:
                OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), KERNELGYM_RUNNER_PID=str(os.getpid()))
     if on_cpu:
         env["TRITON_INTERPRET"] = "1"
+    elif warm_device:
+        env["KERNELGYM_WARM_DEVICE"] = warm_device
     return env
 
 
@@ -82,13 +85,14 @@ class Judge:
             the process-wide admission of that device (:meth:`GpuAdmission.for_device`), so judges in threads of
             one process coordinate without being told; each evaluation also reserves its estimated GPU memory
             (:meth:`memory_need`) from that device's budget for its whole run.
-        prestart_workers: keep one fresh sandboxed worker started one evaluation ahead, so a worker's start-up is
-            off the critical path; isolation is unchanged (:mod:`.launch`). Lives until :meth:`close`.
+        prestart_workers: keep fresh sandboxed workers started ahead (``True``: one; an int: that many), so a
+            worker's start-up, its CUDA context included, is off the critical path; isolation is unchanged
+            (:mod:`.launch`). They live until :meth:`close`.
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
-                 sandbox: str | None = None, gpu_lock=None, prestart_workers: bool = False):
+                 sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
@@ -105,8 +109,8 @@ class Judge:
         self._hardware = None
         self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"])
         self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
-        self.launcher = WorkerLauncher(functools.partial(worker_env, on_cpu=self.on_cpu), self.sandbox,
-                                       prestart_workers)
+        env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
+        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers)
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------

@@ -367,6 +367,9 @@ def main() -> int:
     result_fd = int(sys.argv[1])
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # the runner asks where a stage is stuck
     _warm_profiler("cpu")  # a worker started ahead does this while it waits
+    warmed = os.environ.get("KERNELGYM_WARM_DEVICE", "")
+    if warmed.startswith("cuda"):  # the judge's GPU: the CUDA context and the profiler's GPU side, before the request
+        _warm_profiler(warmed)
     line = sys.stdin.readline()  # a worker started ahead waits here, having run nothing of any candidate
     if not line:
         return 0
@@ -381,8 +384,8 @@ def main() -> int:
 
     bound_autotune(int(request.get("max_autotune_configs", 8)))
     worker = Worker(result_fd, request)
-    if worker.device.startswith("cuda"):
-        _warm_profiler(worker.device)  # the GPU's side of the profiler: only once the request names the device
+    if worker.device.startswith("cuda") and worker.device != warmed:
+        _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
     _WATCHED.update(_watched())
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
     worker.send({"event": Event.READY})

@@ -50,3 +50,26 @@ def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
     assert result.status in ("ok", "incorrect", "rejected")
     if result.status == "ok":
         assert result.runtime_ms >= 0.8 * good.runtime_ms
+
+
+def test_a_spare_worker_has_its_cuda_context_before_its_candidate_arrives(tmp_path):
+    """Spares (prestart_workers) create their CUDA context and warm the profiler while they wait, so a candidate
+    taken by a ready spare starts in well under the seconds a fresh GPU worker needs."""
+    import time
+
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import resized_relu_task
+
+    task = resized_relu_task(str(tmp_path / "task"), 1024, 4096)
+    judge = Judge(device="cuda:0", cache_dir=tmp_path / "cache", prestart_workers=2)
+    try:
+        cold = judge.evaluate(task, GOOD)
+        assert cold.status == "ok", cold.message
+        time.sleep(20)  # both spares are ready by now
+        warm = [judge.evaluate(task, GOOD) for _ in range(2)]
+        assert [r.status for r in warm] == ["ok", "ok"]
+        print("\nstartup cold", cold.durations["startup"], "warm", [r.durations["startup"] for r in warm])
+        assert all(r.durations["startup"] < 1.0 for r in warm)
+        assert judge.launcher.stats["spares_used"] == 2
+    finally:
+        judge.close()
