@@ -2,6 +2,8 @@
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
+#   knobs (environment): TP_BATCH, TP_BUDGET_S (throughput); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS,
+#   SOAK_BUDGET_S, SOAK_JOBS (soak); AGREE_LIMIT (agreement)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
 #   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)
@@ -27,7 +29,7 @@ if run datasets; then
   tar -C "$OUT" -czf "$OUT/datasets.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
 fi
 if run throughput; then
-  timeout 540 python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
+  timeout $(( ${TP_BUDGET_S:-480} + 60 )) python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then
@@ -44,7 +46,8 @@ if run dobench; then
   timeout 150 python3 benchmarks/do_bench_agreement.py --n 12 --json "$OUT/do_bench.json" 2>&1 | grep -v USDT | tee "$OUT/do_bench.txt"
 fi
 if run prestart; then
-  timeout 200 python3 benchmarks/worker_start.py --n 8 --shape 1024x4096 --modes plain,prestart,unsafe --device cuda:0 --json "$OUT/worker_start.json" 2>&1 | grep -v USDT | tee "$OUT/worker_start.txt"
+  timeout ${WS_TIMEOUT:-200} python3 benchmarks/worker_start.py --n ${WS_N:-8} --shape 1024x4096 \
+    --modes ${WS_MODES:-unsafe,plain,prestart} --device cuda:0 --json "$OUT/worker_start.json" 2>&1 | grep -v USDT | tee "$OUT/worker_start.txt"
 fi
 if run soak; then
   timeout -k 20 570 python3 benchmarks/soak.py --steps ${SOAK_STEPS:-1000} --budget-s ${SOAK_BUDGET_S:-500} --jobs ${SOAK_JOBS:-20} \
