@@ -2,7 +2,7 @@
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
-#   knobs (environment): TP_BATCH, TP_BUDGET_S (throughput); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS,
+#   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S (throughput); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS,
 #   SOAK_BUDGET_S, SOAK_JOBS (soak); AGREE_LIMIT (agreement)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
@@ -18,7 +18,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --f
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 if run smoke; then
   timeout 60 python3 -c "from kernelgym.hardware import detect, measure_ceilings; print(detect().to_json()); print(measure_ceilings())" 2>&1 | tee "$OUT/ceilings.txt"
-  timeout -s INT 200 python3 -m pytest -q -rA --tb=short -p no:cacheprovider tests/gpu 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
+  timeout -s INT 200 python3 -m pytest -q -rA --tb=short -p no:cacheprovider tests/gpu ${SMOKE_K:+-k "$SMOKE_K"} 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
 fi
 if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"

@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,7 @@ class StartedWorker:
     xfer: Path
     log_fd: int
     sandboxed: bool
+    sock: socket.socket | None = None  # the runner's end of the fd socket (device handover), when there is one
     killed: bool = False
 
     def alive(self) -> bool:
@@ -84,6 +86,8 @@ class StartedWorker:
             os.close(self.read_fd)
         except OSError:
             pass
+        if self.sock is not None:
+            self.sock.close()
 
     def freeze(self, frozen: bool) -> None:
         """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the worker: the sandbox process and all its
@@ -137,18 +141,22 @@ class WorkerLauncher:
             cannot run) or ``"unsafe"`` (plain child processes).
         prestart: how many spare workers to keep started ahead when workers are sandboxed (``True`` is one; see the
             module docstring).
+        fd_socket: give every worker a Unix socket on which the runner sends it file descriptors (the GPU output
+            handover of :mod:`kernelgym.judge.device_transfer`); the worker gets its end's number as its second
+            argument. The runner's end never reads and never blocks.
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
     :meth:`close` kills the spares. Not thread-safe, like the judge that owns it.
     """
 
     def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap",
-                 prestart: bool | int = False):
+                 prestart: bool | int = False, fd_socket: bool = False):
         sandbox.require(sandbox_mode)
         if not isinstance(prestart, int) or prestart < 0:  # bool is an int: True is one spare
             raise ValueError(f"prestart must be a bool or a count of spare workers >= 0, not {prestart!r}")
         self.env_for = env_for
         self.sandboxed = sandbox_mode == "bwrap"
+        self.fd_socket = fd_socket
         self.spares_wanted = int(prestart) if self.sandboxed else 0
         self._spares: collections.deque[StartedWorker] = collections.deque()
         self.stats = {"started": 0, "spares_used": 0, "spares_dead": 0}
@@ -179,9 +187,10 @@ class WorkerLauncher:
         read_fd, write_fd = os.pipe()
         log_fd = os.open(scratch / "log.txt", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         seccomp_fd = -1
+        ours, theirs = socket.socketpair() if self.fd_socket else (None, None)
         try:
-            argv = [sys.executable, BOOTSTRAP, str(write_fd)]
-            pass_fds = [write_fd]
+            argv = [sys.executable, BOOTSTRAP, str(write_fd), str(theirs.fileno() if theirs else -1)]
+            pass_fds = [write_fd] + ([theirs.fileno()] if theirs else [])
             if self.sandboxed:
                 seccomp_fd = sandbox.seccomp_fd()
                 argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd)
@@ -191,6 +200,8 @@ class WorkerLauncher:
         except BaseException:
             for fd in (read_fd, log_fd):
                 os.close(fd)
+            if ours is not None:
+                ours.close()
             shutil.rmtree(scratch, ignore_errors=True)
             shutil.rmtree(xfer, ignore_errors=True)
             raise
@@ -198,8 +209,12 @@ class WorkerLauncher:
             os.close(write_fd)
             if seccomp_fd >= 0:
                 os.close(seccomp_fd)
+            if theirs is not None:
+                theirs.close()
+        if ours is not None:
+            ours.setblocking(False)  # a worker that never reads cannot make the runner wait
         self.stats["started"] += 1
-        return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed)
+        return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed, ours)
 
     def idle_pids(self) -> list[int]:
         """Process-group ids of the idle spares (they have run no candidate code), for leftover accounting."""

@@ -7,7 +7,8 @@ it. The runner drives: it sends one :class:`Command` line at a time on the worke
 
 A frame is ``4-byte big-endian length | JSON object``. Frames are JSON, never pickles, so reading one can never
 execute code on the trusted side. Output tensors do not travel in frames: they go through files the runner creates
-(:mod:`kernelgym.judge.transfer`), described by ``{"dtype", "shape"}`` in the ``outputs`` frame.
+(:mod:`kernelgym.judge.transfer`) or, on a GPU with the handover turned on, device memory the runner creates and
+lends (:mod:`kernelgym.judge.device_transfer`), described by ``{"dtype", "shape"}`` in the ``outputs`` frame.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class Command:
     BLOCK = "block"            # block CALLS SEED: time CALLS calls, snapshot each output
     CHECK = "check"            # check INDEX: the snapshot of that call of the last block
     SEND = "send"              # send PATH: write the next output tensor into the runner's file
+    SEND_DEVICE = "sendgpu"    # sendgpu: write it into the runner's device buffer, whose fd comes on the fd socket
     NEXT = "next"              # carry on (after an outputs exchange)
     STOP = "stop"              # stop now
 

@@ -22,7 +22,7 @@ import time
 import weakref
 from pathlib import Path
 
-from kernelgym.judge import guards, policy
+from kernelgym.judge import device_transfer, guards, policy
 from kernelgym.judge.admission import GpuAdmission, NoBudget
 from kernelgym.judge.batch import BatchPlan
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
@@ -110,7 +110,8 @@ class Judge:
         self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"])
         self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
         env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
-        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers)
+        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers,
+                                       fd_socket=device_transfer.enabled() and not self.on_cpu)
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
 from kernelgym.judge.result import EvalResult
+from kernelgym.judge import device_transfer
+from kernelgym.judge.device_transfer import DeviceBuffer, DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, lower_bound_ms, mismatch
@@ -306,9 +308,33 @@ class Session:
         return check
 
     def _receive_tensor(self, desc: dict):
-        """One output through a file this side made (:mod:`kernelgym.judge.transfer`). The deadlines grow by the
-        time the copy may take at :data:`TRANSFER_BYTES_PER_S`: the size is the reference's, not the candidate's."""
+        """One output through device memory this side made (:mod:`kernelgym.judge.device_transfer`, when the worker
+        has an fd socket and this process can make such memory), else through a file this side made
+        (:mod:`kernelgym.judge.transfer`). The deadlines grow by the time the copy may take at
+        :data:`TRANSFER_BYTES_PER_S`: the size is the reference's, not the candidate's."""
         nbytes = expected_nbytes(desc)
+        if self.worker.sock is not None and nbytes:
+            try:
+                buffer = DeviceBuffer(device_index(self.reference.device), nbytes)
+            except DeviceTransferUnavailable as exc:
+                self.worker.sock.close()  # this process cannot: the file path for the rest of this evaluation
+                self.worker.sock = None
+                device_transfer.unavailable(exc)
+            else:
+                device_transfer.HANDOVERS["device"] += 1
+                with buffer:
+                    self.send(Command.SEND_DEVICE)
+                    try:
+                        buffer.send_fd(self.worker.sock)
+                    except OSError as exc:
+                        raise ProtocolError(f"the worker did not take its output buffer ({exc})") from exc
+                    self.expect(Event.TENSOR)
+                    self.worker.freeze(True)  # its copy is taken while none of its processes runs
+                    try:
+                        return buffer.take(desc)
+                    finally:
+                        self.worker.freeze(False)
+        device_transfer.HANDOVERS["file"] += 1
         with OutputFile(transfer_dir(self.worker.xfer, self.worker.scratch, nbytes), nbytes) as out:
             self.postpone(nbytes / TRANSFER_BYTES_PER_S)
             self.send(Command.SEND, out.path)

@@ -30,6 +30,7 @@ import io
 import json
 import linecache
 import os
+import socket as _socket
 import sys
 import traceback
 import types
@@ -40,6 +41,7 @@ import torch  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
+from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
 from kernelgym.judge.protocol import Command, Event, tensor_header, write_frame  # noqa: E402
 from kernelgym.judge.transfer import write_tensor  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
@@ -54,6 +56,7 @@ import threading as _threading  # noqa: E402
 import time as _time  # noqa: E402
 
 _equal = torch.equal
+
 _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
 _warm_up = _timing.CallTimer.warm_up
@@ -95,6 +98,7 @@ def _watched() -> dict:
         "kernelgym.judge.timing._storage_fill": _timing._storage_fill,
         "kernelgym.judge.timing._untyped_storage": _timing._untyped_storage,
         "kernelgym.judge.transfer.write_tensor": write_tensor,
+        "kernelgym.judge.device_transfer.write_into": write_into,
     }
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
@@ -137,8 +141,9 @@ def _warm_profiler(device: str) -> None:
 
 
 class Worker:
-    def __init__(self, result_fd: int, request: dict):
+    def __init__(self, result_fd: int, request: dict, sock_fd: int = -1):
         self.fd = result_fd
+        self.sock = _socket.socket(fileno=sock_fd) if sock_fd >= 0 else None  # fds from the runner (device handover)
         self.req = request
         self.device = request["device"]
         self.task = Task.from_dict(request["task"])
@@ -260,10 +265,13 @@ class Worker:
         for out, desc in zip(outputs, descs):
             if desc["kind"] == "tensor":
                 command = self._read().split(" ", 1)
-                if len(command) != 2 or command[0] != Command.SEND:
-                    return False
                 try:
-                    write_tensor(command[1], out)
+                    if len(command) == 2 and command[0] == Command.SEND:
+                        write_tensor(command[1], out)
+                    elif command == [Command.SEND_DEVICE] and self.sock is not None:
+                        write_into(self.sock, out, device_index(self.device))
+                    else:
+                        return False
                 except BaseException as exc:  # noqa: BLE001
                     self.error("runtime_error", exc, "sending an output")
                     return False
@@ -383,7 +391,7 @@ def main() -> int:
     from kernelgym.judge.autotune import bound_autotune
 
     bound_autotune(int(request.get("max_autotune_configs", 8)))
-    worker = Worker(result_fd, request)
+    worker = Worker(result_fd, request, int(sys.argv[2]) if len(sys.argv) > 2 else -1)
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
     _WATCHED.update(_watched())

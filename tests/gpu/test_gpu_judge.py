@@ -73,3 +73,26 @@ def test_a_spare_worker_has_its_cuda_context_before_its_candidate_arrives(tmp_pa
         assert judge.launcher.stats["spares_used"] == 2
     finally:
         judge.close()
+
+
+def test_outputs_handed_over_on_the_device_give_the_same_verdicts(tmp_path, monkeypatch):
+    """KERNELGYM_DEVICE_TRANSFER=1: outputs reach the runner through device memory it made and lent (never host
+    files); verdicts are those of the file path, and a wrong output is still caught."""
+    from kernelgym.judge import device_transfer
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import resized_relu_task
+
+    monkeypatch.setenv(device_transfer.ENV, "1")
+    task = resized_relu_task(str(tmp_path / "task"), 2048, 8192)
+    judge = Judge(device="cuda:0", cache_dir=tmp_path / "cache")
+    try:
+        before = dict(device_transfer.HANDOVERS)
+        good = judge.evaluate(task, GOOD)
+        wrong = judge.evaluate(task, candidate(expr="tl.maximum(x, 0.0) * 2.0 + 1.5"))
+        print("\nhandovers", dict(device_transfer.HANDOVERS), "correctness s", good.durations.get("correctness"))
+        assert good.status == "ok", good.message + good.log_tail
+        assert wrong.status == "incorrect", wrong.message
+        assert device_transfer.HANDOVERS["device"] > before.get("device", 0)
+        assert device_transfer.HANDOVERS["file"] == before.get("file", 0)
+    finally:
+        judge.close()

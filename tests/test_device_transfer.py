@@ -1,0 +1,67 @@
+"""The GPU output handover's plumbing on the CPU: the fd socket, its non-blocking runner end, and the fallback to
+files when this process cannot make shareable device memory (kernelgym.judge.device_transfer)."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from conftest import GOOD, candidate, worker_processes
+
+
+def test_a_process_without_the_driver_cannot_make_device_buffers():
+    from kernelgym.judge import device_transfer
+
+    if device_transfer._CU is not None:
+        pytest.skip("this machine has a CUDA driver")
+    with pytest.raises(device_transfer.DeviceTransferUnavailable, match="libcuda"):
+        device_transfer.DeviceBuffer(0, 1024)
+
+
+def test_the_device_index_of_a_device_string():
+    from kernelgym.judge.device_transfer import device_index
+
+    assert [device_index(d) for d in ("cuda", "cuda:0", "cuda:3")] == [0, 0, 3]
+
+
+def test_the_runners_end_of_the_fd_socket_never_blocks(tmp_path):
+    """A worker that never reads its fd socket cannot stall the runner: sends fail instead of waiting."""
+    from kernelgym.judge.launch import WorkerLauncher
+    from kernelgym.judge.runner import worker_env
+
+    launcher = WorkerLauncher(lambda scratch: worker_env(scratch, on_cpu=True), "unsafe", fd_socket=True)
+    worker = launcher.take()
+    try:
+        assert worker.sock is not None and worker.sock.getblocking() is False
+        fd = os.open(tmp_path / "f", os.O_CREAT | os.O_RDWR)
+        with pytest.raises(BlockingIOError):
+            for _ in range(100_000):
+                socket.send_fds(worker.sock, [b"x" * 8], [fd])
+        os.close(fd)
+    finally:
+        worker.discard()
+    assert worker.sock.fileno() == -1  # discarding the worker closed the runner's end
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "unsafe"])
+def test_outputs_fall_back_to_files_when_device_buffers_cannot_be_made(tmp_path, relu_task, sandbox):
+    """With the handover asked for, a worker gets its fd socket (through the sandbox too); where this process
+    cannot make device buffers the outputs travel as files and the verdicts are unchanged."""
+    from kernelgym.judge import device_transfer, sandbox as sandbox_module
+    from kernelgym.judge.runner import Judge
+
+    if device_transfer._CU is not None:
+        pytest.skip("this machine has a CUDA driver")
+    if sandbox == "bwrap" and sandbox_module.probe() is not None:
+        pytest.skip("no sandbox here")
+    judge = Judge(device="cpu", cache_dir=tmp_path, sandbox=sandbox)
+    judge.launcher.fd_socket = True  # a CPU judge never asks for it; the socket's plumbing is what is tested here
+    before = device_transfer.HANDOVERS["file"]
+    assert judge.evaluate(relu_task, GOOD).status == "ok"
+    assert judge.evaluate(relu_task, candidate(expr="x")).status == "incorrect"
+    assert device_transfer.HANDOVERS["file"] > before
+    assert device_transfer.HANDOVERS["device"] == 0
+    judge.close()
+    assert worker_processes() == []
