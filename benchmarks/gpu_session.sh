@@ -2,8 +2,9 @@
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
-#   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S (throughput); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS,
-#   SOAK_BUDGET_S, SOAK_JOBS (soak); AGREE_LIMIT (agreement)
+#   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER (throughput);
+#   WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
+#   AGREE_LIMIT, AGREE_DEVICE_TRANSFER (agreement)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
 #   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)
@@ -30,6 +31,7 @@ if run datasets; then
 fi
 if run throughput; then
   timeout $(( ${TP_BUDGET_S:-480} + 60 )) python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
+    ${TP_DEVICE_TRANSFER:+--device-transfer} \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then
@@ -51,10 +53,10 @@ if run prestart; then
 fi
 if run soak; then
   timeout -k 20 570 python3 benchmarks/soak.py --steps ${SOAK_STEPS:-1000} --budget-s ${SOAK_BUDGET_S:-500} --jobs ${SOAK_JOBS:-20} \
-    --shape 1024x4096 --device cuda:0 --prestart --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
+    --shape 1024x4096 --device cuda:0 --prestart ${SOAK_DEVICE_TRANSFER:+--device-transfer} --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
 fi
 if run agreement; then
   timeout 560 python3 benchmarks/kernelbench_agreement.py --kernelbench .kb --kernels .kb/triton_runs \
-    --policies off,partial --limit ${AGREE_LIMIT:-40} --jobs 8 --timeout-s 120 --json "$OUT/agreement.json" 2>&1 \
+    --policies off,partial --limit ${AGREE_LIMIT:-40} ${AGREE_DEVICE_TRANSFER:+--device-transfer} --jobs 8 --timeout-s 120 --json "$OUT/agreement.json" 2>&1 \
     | grep -v USDT | tee "$OUT/agreement.txt"
 fi

@@ -6,7 +6,7 @@ KernelBench checkout, each kernel in a fresh subprocess, as KernelBench runs it)
 policy, every disagreement with both sides' reasons, and evaluations per GPU-hour of each.
 
     python benchmarks/kernelbench_agreement.py --kernelbench KB_CHECKOUT --kernels KB_CHECKOUT/triton_runs \\
-        [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench] [--json out.json]
+        [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench] [--device-transfer] [--json out.json]
 
 ``KB_CHECKOUT`` holds KernelBench's evaluator at HEAD (``src/kernelbench``; needs torch, numpy, pydantic; its LLM
 client imports are stubbed where missing) and the problems the kernels were written for (``KernelBench/level*``,
@@ -129,6 +129,8 @@ def main() -> int:
     ap.add_argument("--skip-kernelbench", action="store_true", help="judge with kernelgym only (no GPU needed)")
     ap.add_argument("--device", default=None, help="kernelgym's device (default: GPU if present)")
     ap.add_argument("--json", type=Path, default=None, help="write every row and the summary here")
+    ap.add_argument("--device-transfer", action="store_true",
+                    help="kernelgym hands outputs over in device memory (kernelgym.judge.device_transfer)")
     args = ap.parse_args()
 
     from kernelgym.evaluators import LocalEvaluator
@@ -150,7 +152,7 @@ def main() -> int:
         items.append((task, path.read_text(), ref, path))
 
     walls: dict[str, float] = {}
-    with LocalEvaluator(device=args.device, max_workers=args.jobs) as evaluator:
+    with LocalEvaluator(device=args.device, max_workers=args.jobs, device_transfer=args.device_transfer) as evaluator:
         for p in policies:
             walls[p] = judge_with_kernelgym(evaluator, items, rows, p, args.profile, args.jobs)
             save(args.json, rows, walls)

@@ -534,6 +534,11 @@ def summary_line(name: str, out: dict) -> str:
             + ("" if out.get("timing_meaningful", True) else " (timings NOT meaningful: CPU interpreter)"))
 
 
+def judge_kwargs(args) -> dict:
+    """What every Judge of the run (pool actors and the plain path alike) is made with."""
+    return {"cache_dir": args.cache_dir, "device_transfer": args.device_transfer}
+
+
 # -- phases --------------------------------------------------------------------------------------------------
 
 def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: dict) -> dict[str, list[Run]]:
@@ -542,7 +547,7 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
 
     ray.init(include_dashboard=False, log_to_driver=False)
     pool = TimedPool(concurrency_per_gpu=args.concurrency, dedupe=False, deadline=deadline,
-                     judge_kwargs={"cache_dir": args.cache_dir})
+                     judge_kwargs=judge_kwargs(args))
     out: dict[str, list[Run]] = {}
     try:
         gpus = pool.num_actors
@@ -577,7 +582,7 @@ def alone_phases(batches: dict[str, list[Item]], pooled: dict[str, list[Run]], a
     from kernelgym.judge.runner import Judge
 
     lock = SharedExclusiveLock(keep_holds=ACTOR_HOLDS)
-    judge = Judge(cache_dir=args.cache_dir, gpu_lock=lock)
+    judge = Judge(gpu_lock=lock, **judge_kwargs(args))
     alone: dict[str, dict[int, Run]] = {name: {} for name in batches}
     try:
         for name, items in batches.items():
@@ -639,6 +644,8 @@ def main() -> int:
     ap.add_argument("--budget-s", type=float, default=math.inf,
                     help="start no evaluation after this many seconds; skip what remains")
     ap.add_argument("--cache-dir", default="/tmp/kg-throughput")
+    ap.add_argument("--device-transfer", action="store_true",
+                    help="hand outputs over in device memory (kernelgym.judge.device_transfer), not host files")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     deadline = time.monotonic() + args.budget_s

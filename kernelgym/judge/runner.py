@@ -22,10 +22,11 @@ import time
 import weakref
 from pathlib import Path
 
-from kernelgym.judge import device_transfer, guards, policy
+from kernelgym.judge import guards, policy
 from kernelgym.judge.admission import GpuAdmission, NoBudget
 from kernelgym.judge.batch import BatchPlan
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
+from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import secret_seed
 from kernelgym.judge.launch import WorkerLauncher
@@ -88,11 +89,14 @@ class Judge:
         prestart_workers: keep fresh sandboxed workers started ahead (``True``: one; an int: that many), so a
             worker's start-up, its CUDA context included, is off the critical path; isolation is unchanged
             (:mod:`.launch`). They live until :meth:`close`.
+        device_transfer: on a GPU, hand outputs over in device memory (:mod:`.device_transfer`) instead of host
+            files; default ``$KERNELGYM_DEVICE_TRANSFER`` == ``"1"`` (opt-in until measured under load).
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
-                 sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False):
+                 sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False,
+                 device_transfer: bool | None = None):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         self.static_checks = static_checks
@@ -110,8 +114,8 @@ class Judge:
         self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"])
         self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
         env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
-        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers,
-                                       fd_socket=device_transfer.enabled() and not self.on_cpu)
+        handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
+        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=handover and not self.on_cpu)
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------
