@@ -4,7 +4,8 @@
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER (throughput);
 #   WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
-#   AGREE_LIMIT, AGREE_DEVICE_TRANSFER (agreement)
+#   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
+#   AGREE_SKIP (kernelgym or kernelbench) (agreement)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
 #   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)
@@ -56,7 +57,9 @@ if run soak; then
     --shape 1024x4096 --device cuda:0 --prestart ${SOAK_DEVICE_TRANSFER:+--device-transfer} --json "$OUT/soak.json" 2>&1 | grep -v USDT | tail -60 | tee "$OUT/soak.txt"
 fi
 if run agreement; then
-  timeout 560 python3 benchmarks/kernelbench_agreement.py --kernelbench .kb --kernels .kb/triton_runs \
-    --policies off,partial --limit ${AGREE_LIMIT:-40} ${AGREE_DEVICE_TRANSFER:+--device-transfer} --jobs 8 --timeout-s 120 --json "$OUT/agreement.json" 2>&1 \
+  timeout $(( ${AGREE_BUDGET_S:-440} + 120 )) python3 benchmarks/kernelbench_agreement.py --kernelbench .kb \
+    --kernels .kb/triton_runs --policies off,partial --limit ${AGREE_LIMIT:-40} --jobs 8 --timeout-s 120 \
+    --kb-jobs ${AGREE_KB_JOBS:-4} --budget-s ${AGREE_BUDGET_S:-440} ${AGREE_DEVICE_TRANSFER:+--device-transfer} \
+    ${AGREE_RESUME:+--resume "$AGREE_RESUME"} ${AGREE_SKIP:+--skip-$AGREE_SKIP} --json "$OUT/agreement.json" 2>&1 \
     | grep -v USDT | tee "$OUT/agreement.txt"
 fi

@@ -6,7 +6,11 @@ KernelBench checkout, each kernel in a fresh subprocess, as KernelBench runs it)
 policy, every disagreement with both sides' reasons, and evaluations per GPU-hour of each.
 
     python benchmarks/kernelbench_agreement.py --kernelbench KB_CHECKOUT --kernels KB_CHECKOUT/triton_runs \\
-        [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench] [--device-transfer] [--json out.json]
+        [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench | --skip-kernelgym] [--kb-jobs 1]
+        [--budget-s S] [--resume earlier.json] [--device-transfer] [--json out.json]
+
+A run stopped by ``--budget-s`` or killed keeps every verdict it got in ``--json`` (saved after each one);
+``--resume`` that file (for instance with ``--skip-kernelgym``) to run only what is missing.
 
 ``KB_CHECKOUT`` holds KernelBench's evaluator at HEAD (``src/kernelbench``; needs torch, numpy, pydantic; its LLM
 client imports are stubbed where missing) and the problems the kernels were written for (``KernelBench/level*``,
@@ -19,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import subprocess
 import sys
 import time
-from concurrent.futures import as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -84,36 +89,87 @@ def run_kernelbench(kb_root: Path, problem: Path, kernel: Path, timeout_s: float
 
 
 def agreement(rows: list[dict], policy: str, key: str) -> float | None:
-    pairs = [(r["kernelbench"][key], r["kernelgym"][policy][key]) for r in rows if "kernelbench" in r]
+    pairs = [(r["kernelbench"][key], r["kernelgym"][policy][key]) for r in rows
+             if "kernelbench" in r and policy in r["kernelgym"]]
     return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
 
 
-def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, profile: str, jobs: int) -> float:
-    """Judge every kernel under ``policy``, ``jobs`` at once, printing each verdict (with its stage times) as it
-    arrives and filling ``rows[i]["kernelgym"][policy]``; returns the wall time in seconds."""
+def as_completed_within(submit, n: int, jobs: int, deadline: float):
+    """Yield ``(i, future)`` for ``i`` in ``range(n)`` as they complete, with at most ``jobs`` submitted and not
+    done, and nothing submitted once ``time.monotonic()`` passes ``deadline`` (what was submitted still finishes)."""
+    pending: dict = {}
+    next_i = 0
+    while next_i < n or pending:
+        while next_i < n and len(pending) < jobs and time.monotonic() < deadline:
+            pending[submit(next_i)] = next_i
+            next_i += 1
+        if not pending:
+            return
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            yield pending.pop(future), future
+
+
+def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, args, deadline: float) -> float:
+    """Judge the kernels not judged yet under ``policy``, ``args.jobs`` at once and none started past ``deadline``,
+    printing each verdict (with its stage times) as it arrives and filling ``rows[i]["kernelgym"][policy]``;
+    returns the wall time in seconds."""
     started = time.monotonic()
-    futures = {evaluator.submit(task, text, profile=profile, torch_policy=policy): i
-               for i, (task, text, _, _) in enumerate(items)}
-    for done, future in enumerate(as_completed(futures), 1):
-        i, res = futures[future], future.result()
+    todo = [i for i, row in enumerate(rows) if policy not in row["kernelgym"]]
+
+    def submit(k: int):
+        task, text = items[todo[k]][:2]
+        return evaluator.submit(task, text, profile=args.profile, torch_policy=policy)
+
+    for done, (k, future) in enumerate(as_completed_within(submit, len(todo), args.jobs, deadline), 1):
+        i, res = todo[k], future.result()
         rows[i]["kernelgym"][policy] = {
             "compiled": res.compiled, "correct": res.correct, "status": res.status, "speedup": res.speedup,
             "message": res.message[:300], "flags": [f["name"] for f in res.flags],
-            "durations": {k: round(v, 2) for k, v in res.durations.items()}}
-        stages = " ".join(f"{k}={v:.1f}" for k, v in sorted(res.durations.items()))
-        print(f"[{policy} {done}/{len(items)} {time.monotonic() - started:6.1f}s] {rows[i]['kernel']:<34} "
+            "durations": {key: round(v, 2) for key, v in res.durations.items()}}
+        stages = " ".join(f"{key}={v:.1f}" for key, v in sorted(res.durations.items()))
+        print(f"[{policy} {done}/{len(todo)} {time.monotonic() - started:6.1f}s] {rows[i]['kernel']:<34} "
               f"{res.status:<13} {stages}", flush=True)
+        save(args.json, rows, {})
     wall = time.monotonic() - started
-    print(f"kernelgym [{policy}]: {len(items)} kernels in {wall:.0f} s "
-          f"({3600 * len(items) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {jobs} at once)", flush=True)
+    judged = sum(policy in row["kernelgym"] for row in rows)
+    print(f"kernelgym [{policy}]: {judged} of {len(rows)} kernels judged, {len(todo)} this run in {wall:.0f} s "
+          f"({3600 * len(todo) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {args.jobs} at once)", flush=True)
+    return round(wall, 1)
+
+
+def judge_with_kernelbench(items: list, rows: list[dict], policies: list[str], args, deadline: float) -> float:
+    """Run KernelBench's evaluator on the kernels it has not judged yet, ``args.kb_jobs`` subprocesses at once
+    (its timings are then not KernelBench's one-at-a-time figures; its verdicts are unchanged); returns the wall
+    time in seconds."""
+    started = time.monotonic()
+    todo = [i for i, row in enumerate(rows) if "kernelbench" not in row]
+    with ThreadPoolExecutor(max_workers=args.kb_jobs) as pool:
+        def submit(k: int):
+            _, _, ref, path = items[todo[k]]
+            return pool.submit(run_kernelbench, args.kernelbench, ref, path, args.timeout_s)
+
+        for k, future in as_completed_within(submit, len(todo), args.kb_jobs, deadline):
+            row = rows[todo[k]]
+            row["kernelbench"] = kb = future.result()
+            print(f"{row['kernel']:<34} KernelBench compiled={kb['compiled']!s:<5} correct={kb['correct']!s:<5} "
+                  f"({kb['wall_s']:.1f} s) | kernelgym "
+                  + " ".join(f"{p}={row['kernelgym'].get(p, {}).get('status', '-')}" for p in policies), flush=True)
+            save(args.json, rows, {})
+    wall = time.monotonic() - started
+    done = sum("kernelbench" in row for row in rows)
+    print(f"KernelBench: {done} of {len(rows)} kernels judged, {len(todo)} this run in {wall:.0f} s "
+          f"({3600 * len(todo) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {args.kb_jobs} at once)", flush=True)
     return round(wall, 1)
 
 
 def save(path: Path | None, rows: list[dict], walls: dict, summary: dict | None = None) -> None:
-    """Write what is known so far (called after every phase and every KernelBench verdict, so a run stopped by a
-    time limit keeps its rows)."""
+    """Write what is known so far (called after every verdict, so a run stopped by a time limit keeps its rows;
+    written to a temporary file and renamed, so a kill mid-write leaves the previous version)."""
     if path is not None:
-        path.write_text(json.dumps({"rows": rows, "summary": summary, "seconds": walls}, indent=1))
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps({"rows": rows, "summary": summary, "seconds": walls}, indent=1))
+        tmp.replace(path)
 
 
 def main() -> int:
@@ -129,6 +185,12 @@ def main() -> int:
     ap.add_argument("--skip-kernelbench", action="store_true", help="judge with kernelgym only (no GPU needed)")
     ap.add_argument("--device", default=None, help="kernelgym's device (default: GPU if present)")
     ap.add_argument("--json", type=Path, default=None, help="write every row and the summary here")
+    ap.add_argument("--skip-kernelgym", action="store_true", help="run KernelBench's side only (with --resume)")
+    ap.add_argument("--resume", type=Path, default=None,
+                    help="a JSON this script wrote: its verdicts are kept and only what is missing is run")
+    ap.add_argument("--kb-jobs", type=int, default=1, help="KernelBench subprocesses at once (default 1, as it runs)")
+    ap.add_argument("--budget-s", type=float, default=math.inf,
+                    help="start nothing new after this many seconds (what runs finishes; rows are saved)")
     ap.add_argument("--device-transfer", action="store_true",
                     help="kernelgym hands outputs over in device memory (kernelgym.judge.device_transfer)")
     args = ap.parse_args()
@@ -151,25 +213,24 @@ def main() -> int:
         rows.append({"kernel": path.name, "task_id": task.id, "kernelgym": {}})
         items.append((task, path.read_text(), ref, path))
 
-    walls: dict[str, float] = {}
-    with LocalEvaluator(device=args.device, max_workers=args.jobs, device_transfer=args.device_transfer) as evaluator:
-        for p in policies:
-            walls[p] = judge_with_kernelgym(evaluator, items, rows, p, args.profile, args.jobs)
-            save(args.json, rows, walls)
+    if args.resume is not None and args.resume.exists():
+        done = {row["kernel"]: row for row in json.loads(args.resume.read_text()).get("rows", [])}
+        for row in rows:
+            earlier = done.get(row["kernel"], {})
+            row["kernelgym"].update(earlier.get("kernelgym", {}))
+            if "kernelbench" in earlier:
+                row["kernelbench"] = earlier["kernelbench"]
+        print(f"resumed from {args.resume}: {len(done)} rows", flush=True)
 
+    deadline = time.monotonic() + args.budget_s
+    walls: dict[str, float] = {}
+    if not args.skip_kernelgym:
+        with LocalEvaluator(device=args.device, max_workers=args.jobs,
+                            device_transfer=args.device_transfer) as evaluator:
+            for p in policies:
+                walls[p] = judge_with_kernelgym(evaluator, items, rows, p, args, deadline)
     if not args.skip_kernelbench:
-        started = time.monotonic()
-        walls["kernelbench"] = 0.0
-        for row, (_, _, ref, path) in zip(rows, items):
-            row["kernelbench"] = run_kernelbench(args.kernelbench, ref, path, args.timeout_s)
-            print(f"{row['kernel']:<34} KernelBench compiled={row['kernelbench']['compiled']!s:<5} "
-                  f"correct={row['kernelbench']['correct']!s:<5} ({row['kernelbench']['wall_s']:.1f} s) | kernelgym "
-                  + " ".join(f"{p}={row['kernelgym'][p]['status']}" for p in policies), flush=True)
-            walls["kernelbench"] = round(time.monotonic() - started, 1)
-            save(args.json, rows, walls)
-        done = sum("kernelbench" in row for row in rows)
-        print(f"KernelBench: {done} kernels in {walls['kernelbench']:.0f} s "
-              f"({3600 * done / max(walls['kernelbench'], 1e-9):.0f} evaluations per GPU-hour, one at a time)")
+        walls["kernelbench"] = judge_with_kernelbench(items, rows, policies, args, deadline)
 
     summary = {p: {"compiled_agreement": agreement(rows, p, "compiled"),
                    "correct_agreement": agreement(rows, p, "correct")} for p in policies}
@@ -178,7 +239,7 @@ def main() -> int:
     for row in rows:
         if "kernelbench" not in row:
             continue
-        for p in policies:
+        for p in [p for p in policies if p in row["kernelgym"]]:
             ours, theirs = row["kernelgym"][p], row["kernelbench"]
             if ours["correct"] != theirs["correct"]:
                 print(f"DISAGREE [{p}] {row['kernel']}: kernelgym {ours['status']} ({ours['message'][:160]}; flags "
