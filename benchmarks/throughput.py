@@ -2,7 +2,11 @@
 
     python benchmarks/throughput.py [--batch A|B|both] [--solutions 32] [--grpo-tasks 8] [--samples 16]
                                     [--profile quick] [--concurrency 8] [--plain 12] [--fidelity N]
-                                    [--budget-s S] [--json out.json]
+                                    [--budget-s S] [--device-transfer] [--gpus 1,all] [--json out.json]
+
+``--gpus 1,all`` runs the pool phase on one GPU, then on all of them, and prints issue #17's scaling figures
+(efficiency = evaluations per GPU-hour on all over those on one, target >= 0.9; verdicts identical; median speedup
+difference <= 2%); ``--ray-fake-gpus N`` gives a CPU-only local cluster N fake GPUs to test that path.
 
 The batches, built from the bundled Triton solutions (``kernelgym/suite/solutions/triton/L1..L3``):
 
@@ -73,6 +77,8 @@ from kernelgym.tasks import Task, load_tasks  # noqa: E402
 LEVELS = ("L1/", "L2/", "L3/")
 TARGET_RATE = {"A": 3000.0, "B": 5000.0}  # evaluations per GPU-hour on one H200
 TARGET_P95_S = 30.0
+#: issue #17: evaluations per GPU-hour on N GPUs over those on one
+TARGET_SCALING = 0.9
 TARGET_FIDELITY = {"median": 0.02, "worst": 0.05}  # |batch speedup / alone speedup - 1|
 FIDELITY_MIN_MS = 1.0  # the worst-case fidelity target covers kernels at least this slow (alone)
 FIDELITY_A_DEFAULT = 16
@@ -531,7 +537,20 @@ def summary_line(name: str, out: dict) -> str:
             f"{verdict(t['fidelity_worst'][1])}); verdicts {t['verdicts_identical'][0]} "
             f"({verdict(t['verdicts_identical'][1])}); gain over plain {f'{gain}x' if gain else 'n/a'}; labels "
             f"{pool.get('as_expected')}/{pool.get('evaluated')} as expected"
+            + scaling_words(out.get("scaling"))
             + ("" if out.get("timing_meaningful", True) else " (timings NOT meaningful: CPU interpreter)"))
+
+
+def scaling_words(sc: dict | None) -> str:
+    """The scaling part of the summary line (issue #17's targets), empty without a ``--gpus`` comparison."""
+    if not sc:
+        return ""
+    eff, med = sc["efficiency"], sc["median_speedup_diff"]
+    return (f"; scaling {sc['gpus'][0]}->{sc['gpus'][1]} GPUs efficiency {eff} (>= {TARGET_SCALING}: "
+            f"{verdict(None if eff is None else eff >= TARGET_SCALING)}), verdicts {sc['verdicts_identical']}/"
+            f"{sc['compared']} ({verdict(sc['verdicts_identical'] == sc['compared'] if sc['compared'] else None)}), "
+            f"median speedup diff {med} (<= {TARGET_FIDELITY['median']}: "
+            f"{verdict(None if med is None else med <= TARGET_FIDELITY['median'])})")
 
 
 def judge_kwargs(args) -> dict:
@@ -541,12 +560,15 @@ def judge_kwargs(args) -> dict:
 
 # -- phases --------------------------------------------------------------------------------------------------
 
-def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: dict) -> dict[str, list[Run]]:
-    """Every batch through one pool, one ``evaluate_many`` call each; figures into ``report``."""
+def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: dict, num_gpus: int | None = None,
+               key: str = "pool") -> dict[str, list[Run]]:
+    """Every batch through one pool over ``num_gpus`` GPUs (default: all), one ``evaluate_many`` call each; figures
+    into ``report[batch][key]`` and its rows into ``report[batch][key + "_rows"]`` (``"rows"`` for ``"pool"``)."""
     import ray
 
-    ray.init(include_dashboard=False, log_to_driver=False)
-    pool = TimedPool(concurrency_per_gpu=args.concurrency, dedupe=False, deadline=deadline,
+    ray.init(include_dashboard=False, log_to_driver=False,
+             **({"num_gpus": args.ray_fake_gpus} if args.ray_fake_gpus else {}))
+    pool = TimedPool(num_gpus=num_gpus, concurrency_per_gpu=args.concurrency, dedupe=False, deadline=deadline,
                      judge_kwargs=judge_kwargs(args))
     out: dict[str, list[Run]] = {}
     try:
@@ -556,17 +578,17 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
             if time.monotonic() >= deadline:
                 say(f"pool {name}: skipped (budget)")
                 continue
-            say(f"== pool batch {name}: {len(items)} candidates, profile {args.profile}")
+            say(f"== pool batch {name} on {gpus} GPU(s): {len(items)} candidates, profile {args.profile}")
             runs, t0, t1 = run_pool_batch(pool, items, args.profile)
             out[name] = runs
             holds = pool.gpu_holds(since=t0)
             if any(len(h) >= ACTOR_HOLDS for h in holds):
                 say(f"warning: an actor's GPU hold log is full ({ACTOR_HOLDS}); busy shares are under-counted")
-            report[name]["pool"] = summarize(runs, t1 - t0, gpus, holds, t0, t1)
-            report[name]["rows"] = [r.row() for r in runs]
+            report[name][key] = summarize(runs, t1 - t0, gpus, holds, t0, t1)
+            report[name]["rows" if key == "pool" else f"{key}_rows"] = [r.row() for r in runs]
             report[name]["timing_meaningful"] = all(r.result.timing_meaningful for r in runs
                                                     if r.result is not None and r.result.status == "ok")
-            say(*figures_lines(f"pool {name}", report[name]["pool"]), sep="\n")
+            say(*figures_lines(f"pool {name} ({gpus} GPU)", report[name][key]), sep="\n")
             skipped = sum(r.submitted is None for r in runs)
             if skipped:
                 say(f"pool {name}: budget reached, {skipped} of {len(runs)} candidates not submitted")
@@ -623,6 +645,28 @@ def alone_phases(batches: dict[str, list[Item]], pooled: dict[str, list[Run]], a
         judge.close()
 
 
+def gpu_counts(text: str) -> list[int | None]:
+    """``--gpus``: comma-separated GPU counts to run the pool on, in order (``all``: every GPU of the cluster)."""
+    counts = [None if part == "all" else int(part) for part in text.split(",")]
+    if not counts or any(c is not None and c < 1 for c in counts):
+        raise SystemExit(f"--gpus takes counts >= 1 or 'all', got {text!r}")
+    return counts
+
+
+def scaling(one: dict, many: dict, one_runs: list[Run], many_runs: list[Run]) -> dict:
+    """Issue #17's figures for one batch run on fewer and on more GPUs: the scaling efficiency (evaluations per
+    GPU-hour on more GPUs over those on fewer: 1.0 is perfect, the target is >= 0.9), verdict identity, and the
+    median relative speedup difference of candidates ok in both runs (target <= 2%)."""
+    per_gpu = one["evals_per_gpu_hour"], many["evals_per_gpu_hour"]
+    both = [(a.result, b.result) for a, b in zip(one_runs, many_runs) if a.result is not None and b.result is not None]
+    diffs = [abs(b.speedup / a.speedup - 1) for a, b in both
+             if a.status == b.status == "ok" and a.speedup and b.speedup]
+    return {"gpus": [one["gpus"], many["gpus"]], "evals_per_gpu_hour": list(per_gpu),
+            "efficiency": round(per_gpu[1] / per_gpu[0], 3) if all(per_gpu) else None,
+            "verdicts_identical": sum(a.status == b.status for a, b in both), "compared": len(both),
+            "median_speedup_diff": round(statistics.median(diffs), 4) if diffs else None}
+
+
 def fidelity_count(name: str, asked: int | None) -> int | None:
     """How many expected-ok candidates of batch ``name`` to evaluate alone (``--fidelity``, else 16 of A, all B)."""
     if asked is not None:
@@ -644,6 +688,10 @@ def main() -> int:
     ap.add_argument("--budget-s", type=float, default=math.inf,
                     help="start no evaluation after this many seconds; skip what remains")
     ap.add_argument("--cache-dir", default="/tmp/kg-throughput")
+    ap.add_argument("--gpus", default="all",
+                    help="GPU counts to run the pool on, in order, e.g. '1,all' for issue #17's scaling ratio")
+    ap.add_argument("--ray-fake-gpus", type=int, default=0,
+                    help="start the local Ray cluster with this many fake GPU resources (CPU tests of --gpus)")
     ap.add_argument("--device-transfer", action="store_true",
                     help="hand outputs over in device memory (kernelgym.judge.device_transfer), not host files")
     ap.add_argument("--json", default=None)
@@ -661,7 +709,16 @@ def main() -> int:
         say(f"batch {name}: {len(items)} candidates over {len({it.task.id for it in items})} tasks; "
             f"expected ok {sum(it.expect_ok for it in items)}; variants {report[name]['variants']}")
     try:
-        pooled = pool_phase(batches, args, deadline, report)
+        counts = gpu_counts(args.gpus)
+        by_count = {n: pool_phase(batches, args, deadline, report, n, "pool" if i == len(counts) - 1 else f"pool_{n}gpu")
+                    for i, n in enumerate(counts)}
+        pooled = by_count[counts[-1]]
+        if len(counts) > 1:
+            for name in batches:
+                one, many = report[name].get(f"pool_{counts[0]}gpu"), report[name].get("pool")
+                if one and many and name in by_count[counts[0]] and name in pooled:
+                    report[name]["scaling"] = scaling(one, many, by_count[counts[0]][name], pooled[name])
+                    say(f"scaling {name}:", json.dumps(report[name]["scaling"]))
         alone_phases(batches, pooled, args, deadline, report)
     finally:
         for name in batches:
