@@ -103,3 +103,23 @@ def test_the_lock_keeps_its_last_holds_in_monotonic_time_only_when_asked():
     assert [kind for kind, _, _ in lock.holds] == ["shared", "exclusive"]
     (_, start, end), _ = lock.holds
     assert before <= start and end - start >= 0.01
+
+
+def test_scaling_figures_and_gpu_counts(bench):
+    class Result:
+        def __init__(self, status, speedup):
+            self.status, self.speedup = status, speedup
+
+    items = [bench.make_item("B", i, *bench.pick_solutions(1)[0], "solution") for i in range(3)]
+    one = [bench.Run(items[0], Result("ok", 2.0)), bench.Run(items[1], Result("incorrect", None)),
+           bench.Run(items[2], Result("ok", 1.0))]
+    many = [bench.Run(items[0], Result("ok", 2.1)), bench.Run(items[1], Result("ok", 1.0)),
+            bench.Run(items[2], None)]  # skipped by the budget: not compared
+    sc = bench.scaling({"gpus": 1, "evals_per_gpu_hour": 1000.0}, {"gpus": 4, "evals_per_gpu_hour": 850.0}, one, many)
+    assert sc["efficiency"] == 0.85 and sc["gpus"] == [1, 4]
+    assert (sc["verdicts_identical"], sc["compared"]) == (1, 2)
+    assert sc["median_speedup_diff"] == pytest.approx(0.05)
+    assert "efficiency 0.85 (>= 0.9: FAIL)" in bench.scaling_words(sc)
+    assert bench.gpu_counts("1,all") == [1, None]
+    with pytest.raises(SystemExit):
+        bench.gpu_counts("0,2")
