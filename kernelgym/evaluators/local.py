@@ -20,13 +20,15 @@ __all__ = ["LocalEvaluator", "ThreadJudges", "as_evaluator"]
 
 class ThreadJudges:
     """One :class:`~kernelgym.judge.runner.Judge` per thread (a Judge evaluates one candidate at a time), made on
-    first use with ``judge_kwargs``; each keeps :data:`~kernelgym.judge.launch.POOL_SPARES` workers started ahead
-    unless the kwargs say otherwise. :meth:`close` stops every one's spare workers. Thread-safe."""
+    first use with ``judge_kwargs``; on a GPU each keeps :data:`~kernelgym.judge.launch.POOL_SPARES` workers
+    started ahead, on the CPU one (there the cores, not the start-up, bound a pool), unless the kwargs say otherwise.
+    :meth:`close` stops every one's spare workers. Thread-safe."""
 
     def __init__(self, **judge_kwargs):
         from kernelgym.judge.launch import POOL_SPARES
 
-        self.judge_kwargs = {"prestart_workers": POOL_SPARES, **judge_kwargs}
+        spares = 1 if judge_kwargs.get("device") == "cpu" else POOL_SPARES
+        self.judge_kwargs = {"prestart_workers": spares, **judge_kwargs}
         self._local = threading.local()
         self._lock = threading.Lock()
         self._made: list = []
