@@ -33,13 +33,33 @@ CASES = {
 }
 
 
+#: the infinite loop runs into a stage limit (the compile stage's: its first forward is part of loading it): shorter
+#: ones for that case (the honest kernel's compile and correctness stages take well under a second on the CPU)
+STUCK = SHORT.with_overrides(compile_timeout_s=6, cpu_correctness_timeout_s=6)
+
+
 @pytest.fixture(scope="module")
 def unguarded_judge(tmp_path_factory):
-    return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False)
+    # one spare worker started ahead (as pools keep): the spare has run no candidate code, so the leftover check
+    # below leaves it out (conftest.worker_processes' idle_groups, as in tests/test_prestart.py)
+    judge = Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False, prestart_workers=1)
+    yield judge
+    judge.close()
 
 
-def make_env(judge):
-    return gym.make("KernelGym-L1-v0", tasks=str(DATA / "tasks"), evaluator=judge, profile=SHORT, max_turns=2)
+@pytest.fixture(scope="module")
+def unguarded(unguarded_judge):
+    """The envs' evaluator: the unguarded judge on one long-lived thread (a sandboxed worker dies with the thread
+    that started it, so a spare started on the thread of a per-env wrapper would die with that env)."""
+    from kernelgym.evaluators import LocalEvaluator
+
+    evaluator = LocalEvaluator(judge=unguarded_judge)
+    yield evaluator
+    evaluator.close()
+
+
+def make_env(evaluator, profile=SHORT):
+    return gym.make("KernelGym-L1-v0", tasks=str(DATA / "tasks"), evaluator=evaluator, profile=profile, max_turns=2)
 
 
 def test_correct_kernel_passes_every_trial(judge, relu_task):
@@ -55,9 +75,9 @@ def test_correct_kernel_passes_every_trial(judge, relu_task):
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, unguarded_judge):
+def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, unguarded, unguarded_judge):
     text, status, words = CASES[name]
-    env = make_env(unguarded_judge)
+    env = make_env(unguarded, STUCK if name == "infinite_loop" else SHORT)
     env.reset(seed=0, options={"task_id": "L1/1_scaled_relu"})
     _, bad_reward, terminated, truncated, info = env.step(text)
     result = info["result"]
@@ -68,7 +88,7 @@ def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, ungua
     assert info["result"]["status"] == "ok", info["result"]["message"]
     assert good_reward > bad_reward
     assert terminated  # correct on the CPU interpreter ends the episode
-    assert worker_processes() == []
+    assert worker_processes(idle_groups=unguarded_judge.idle_worker_pids()) == []  # none that ran candidate code
 
 
 def test_cuda_candidate_on_cpu_is_unsupported(judge, relu_task):
