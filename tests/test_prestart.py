@@ -152,3 +152,20 @@ def test_a_spare_count_that_is_not_a_count_is_refused(bad):
 
     with pytest.raises(ValueError, match="spare workers"):
         WorkerLauncher(lambda scratch: {}, "unsafe", bad)
+
+
+@needs_namespaces
+def test_a_spare_outlives_the_thread_that_started_it(prestarted, relu_task):
+    """The sandbox dies with the thread that started it (PR_SET_PDEATHSIG): spares are started from the process's
+    own spawning thread, so a spare started during an evaluation on a short-lived thread is alive for the next."""
+    import threading
+
+    first = []
+    thread = threading.Thread(target=lambda: first.append(prestarted.evaluate(relu_task, GOOD)))
+    thread.start()
+    thread.join()
+    assert first[0].status == "ok", first[0].message
+    time.sleep(1.0)  # the starting thread is gone; a spare tied to it would be dead by now
+    result = prestarted.evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert prestarted.launcher.stats["spares_dead"] == 0 and prestarted.launcher.stats["spares_used"] == 1

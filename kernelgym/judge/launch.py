@@ -32,6 +32,7 @@ environment at start; they travel in the request and the worker applies them bef
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import os
 import re
 import shutil
@@ -58,6 +59,18 @@ POOL_SPARES = 2
 
 #: how long a timed-out worker gets to dump its stacks (polled; returns as soon as the candidate's line is there)
 STUCK_DUMP_WAIT_S = 3.0
+
+
+#: the one thread of this process that starts workers. bwrap's ``--die-with-parent`` (``PR_SET_PDEATHSIG``) fires
+#: when the *thread* that started the sandbox exits, not the process: a spare started from a short-lived thread (an
+#: evaluator's pool thread, a caller's own thread) was killed under the evaluation that later took it. This thread
+#: lives as long as the process, so a worker still dies with its runner and only with it.
+_SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelgym-spawn")
+
+
+def spawn(argv: list[str], **popen_kwargs) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **popen_kwargs)``, run on the process's spawning thread (see :data:`_SPAWNER`)."""
+    return _SPAWNER.submit(subprocess.Popen, argv, **popen_kwargs).result()
 
 
 @dataclass
@@ -195,8 +208,8 @@ class WorkerLauncher:
                 seccomp_fd = sandbox.seccomp_fd()
                 argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd)
                 pass_fds.append(seccomp_fd)
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log_fd, stderr=subprocess.STDOUT,
-                                    pass_fds=pass_fds, cwd=scratch, env=self.env_for(scratch), start_new_session=True)
+            proc = spawn(argv, stdin=subprocess.PIPE, stdout=log_fd, stderr=subprocess.STDOUT, pass_fds=pass_fds,
+                         cwd=scratch, env=self.env_for(scratch), start_new_session=True)
         except BaseException:
             for fd in (read_fd, log_fd):
                 os.close(fd)
