@@ -88,16 +88,3 @@ class InstantEvaluator:
 
     def close(self):
         pass
-
-
-#: test files that take the longest on the 2-core CI machine (seconds of one pytest process, measured with
-#: --junitxml at 2d0d3a4+: test_solutions 182, exploits 98, test_cli_errors 92, test_prestart 85), run first: with
-#: ``-n 2 --dist loadfile`` (the README's command) each file goes whole to whichever process is free, so a long file
-#: that came last would leave the other process idle at the end
-LONGEST_FIRST = ("test_solutions.py", "test_exploits.py", "test_cli_errors.py", "test_prestart.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Put the files of :data:`LONGEST_FIRST` first, in that order; every other test keeps its place after them."""
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable: order within a file kept
