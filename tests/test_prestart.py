@@ -169,3 +169,25 @@ def test_a_spare_outlives_the_thread_that_started_it(prestarted, relu_task):
     result = prestarted.evaluate(relu_task, GOOD)
     assert result.status == "ok", result.message
     assert prestarted.launcher.stats["spares_dead"] == 0 and prestarted.launcher.stats["spares_used"] == 1
+
+
+def test_workers_can_be_started_in_a_forked_child():
+    """A process forked after the runner started workers (a data-loader, a multiprocessing pool) starts its own:
+    the parent's spawning thread does not exist in the child, so the child must not wait on it."""
+    from kernelgym.judge.launch import spawn
+
+    assert spawn([sys.executable, "-c", "pass"]).wait(timeout=60) == 0  # the parent's spawning thread is running
+    pid = os.fork()
+    if pid == 0:  # the child: exit with the started process's status, or 99 on any error
+        code = 99
+        try:
+            code = spawn([sys.executable, "-c", "pass"]).wait(timeout=60)
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0

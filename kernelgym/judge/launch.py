@@ -64,8 +64,18 @@ STUCK_DUMP_WAIT_S = 3.0
 #: the one thread of this process that starts workers. bwrap's ``--die-with-parent`` (``PR_SET_PDEATHSIG``) fires
 #: when the *thread* that started the sandbox exits, not the process: a spare started from a short-lived thread (an
 #: evaluator's pool thread, a caller's own thread) was killed under the evaluation that later took it. This thread
-#: lives as long as the process, so a worker still dies with its runner and only with it.
-_SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelgym-spawn")
+#: lives as long as the process, so a worker still dies with its runner and only with it. A forked child (a
+#: trainer's data-loader, a multiprocessing pool) gets a spawner of its own: the parent's thread does not exist there.
+_SPAWNER: concurrent.futures.ThreadPoolExecutor
+
+
+def _new_spawner() -> None:
+    global _SPAWNER
+    _SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelgym-spawn")
+
+
+_new_spawner()
+os.register_at_fork(after_in_child=_new_spawner)
 
 
 def spawn(argv: list[str], **popen_kwargs) -> subprocess.Popen:
