@@ -55,6 +55,7 @@ On the CPU (Triton interpreter, small shapes) every figure is measured the same 
 from __future__ import annotations
 
 import argparse
+import collections
 import concurrent.futures as cf
 import json
 import math
@@ -703,14 +704,15 @@ def main() -> int:
         batches["A"] = batch_a(args.solutions)
     if args.batch in ("B", "both"):
         batches["B"] = batch_b(args.grpo_tasks, args.samples)
-    report: dict = {name: {"items": len(items), "variants": _count(it.variant for it in items)}
+    report: dict = {name: {"items": len(items), "variants": dict(collections.Counter(it.variant for it in items))}
                     for name, items in batches.items()}
     for name, items in batches.items():
         say(f"batch {name}: {len(items)} candidates over {len({it.task.id for it in items})} tasks; "
             f"expected ok {sum(it.expect_ok for it in items)}; variants {report[name]['variants']}")
     try:
         counts = gpu_counts(args.gpus)
-        by_count = {n: pool_phase(batches, args, deadline, report, n, "pool" if i == len(counts) - 1 else f"pool_{n}gpu")
+        by_count = {n: pool_phase(batches, args, deadline, report, n,
+                                  "pool" if i == len(counts) - 1 else f"pool_{n}gpu")
                     for i, n in enumerate(counts)}
         pooled = by_count[counts[-1]]
         if len(counts) > 1:
@@ -727,13 +729,6 @@ def main() -> int:
         if args.json:
             Path(args.json).write_text(json.dumps({"args": vars(args), **report}, indent=1, default=str))
     return 0
-
-
-def _count(names) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for n in names:
-        out[n] = out.get(n, 0) + 1
-    return out
 
 
 if __name__ == "__main__":

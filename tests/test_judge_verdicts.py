@@ -47,17 +47,6 @@ def unguarded_judge(tmp_path_factory):
     judge.close()
 
 
-@pytest.fixture(scope="module")
-def unguarded(unguarded_judge):
-    """The envs' evaluator: the unguarded judge on one long-lived thread (a sandboxed worker dies with the thread
-    that started it, so a spare started on the thread of a per-env wrapper would die with that env)."""
-    from kernelgym.evaluators import LocalEvaluator
-
-    evaluator = LocalEvaluator(judge=unguarded_judge)
-    yield evaluator
-    evaluator.close()
-
-
 def make_env(evaluator, profile=SHORT):
     return gym.make("KernelGym-L1-v0", tasks=str(DATA / "tasks"), evaluator=evaluator, profile=profile, max_turns=2)
 
@@ -75,9 +64,9 @@ def test_correct_kernel_passes_every_trial(judge, relu_task):
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, unguarded, unguarded_judge):
+def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, unguarded_judge):
     text, status, words = CASES[name]
-    env = make_env(unguarded, STUCK if name == "infinite_loop" else SHORT)
+    env = make_env(unguarded_judge, STUCK if name == "infinite_loop" else SHORT)
     env.reset(seed=0, options={"task_id": "L1/1_scaled_relu"})
     _, bad_reward, terminated, truncated, info = env.step(text)
     result = info["result"]

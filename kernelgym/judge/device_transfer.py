@@ -32,6 +32,8 @@ import os
 import socket
 from typing import Any
 
+from kernelgym.judge.transfer import flat_bytes, tensor_from_raw
+
 #: the environment switch that turns the device handover on
 ENV = "KERNELGYM_DEVICE_TRANSFER"
 
@@ -217,8 +219,6 @@ class DeviceBuffer:
         now; the caller has stopped the worker first."""
         import torch
 
-        from kernelgym.judge.transfer import tensor_from_raw
-
         raw = self.mapping.bytes_view(self.nbytes, self.device_index)
         own = torch.empty(self.nbytes, dtype=torch.uint8, device=raw.device)
         own.copy_(raw)
@@ -238,24 +238,22 @@ class DeviceBuffer:
         self.close()
 
 
-def _bind_tensor_methods() -> dict:
-    """The tensor functions :func:`write_into` uses, bound at import (in the worker: before candidate code)."""
+def _bind_functions() -> dict:
+    """What :func:`write_into` calls beyond :func:`~kernelgym.judge.transfer.flat_bytes`, bound at import (in the
+    worker: before candidate code)."""
     import torch
 
-    t = torch.Tensor
-    return {"detach": t.detach, "contiguous": t.contiguous, "reshape": t.reshape, "view": t.view,
-            "copy_": t.copy_, "numel": t.numel, "element_size": t.element_size, "uint8": torch.uint8,
-            "synchronize": torch.cuda.synchronize, "recv_fds": socket.recv_fds, "as_tensor": torch.as_tensor}
+    return {"copy_": torch.Tensor.copy_, "synchronize": torch.cuda.synchronize, "recv_fds": socket.recv_fds,
+            "as_tensor": torch.as_tensor}
 
 
-_T = _bind_tensor_methods()
+_T = _bind_functions()
 
 
 def write_into(sock: socket.socket, tensor, device_index: int) -> int:
     """Worker side: receive the runner's buffer over ``sock``, copy ``tensor``'s bytes into it, synchronise, and
     unmap; returns the bytes written. Raises when the buffer is smaller than the tensor."""
-    flat = _T["reshape"](_T["contiguous"](_T["detach"](tensor)), -1)
-    nbytes = _T["numel"](flat) * _T["element_size"](flat)
+    raw, nbytes = flat_bytes(tensor)
     data, fds, _, _ = _T["recv_fds"](sock, 8, 1)
     if len(fds) != 1 or len(data) != 8:
         for fd in fds:
@@ -275,7 +273,7 @@ def write_into(sock: socket.socket, tensor, device_index: int) -> int:
     try:
         mapping = _Mapping(handle.value, size, device_index)
         if nbytes:
-            _T["copy_"](mapping.bytes_view(nbytes, device_index), _T["view"](flat, _T["uint8"]))
+            _T["copy_"](mapping.bytes_view(nbytes, device_index), raw)
         _T["synchronize"]()
     finally:
         if mapping is not None:

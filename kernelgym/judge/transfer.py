@@ -125,14 +125,19 @@ def _bind_tensor_methods() -> dict:
 _T = _bind_tensor_methods()
 
 
+def flat_bytes(tensor) -> tuple:
+    """``tensor``'s bytes as a flat uint8 view and their count (worker side; only functions bound at import)."""
+    flat = _T["reshape"](_T["contiguous"](_T["detach"](tensor)), -1)
+    return _T["view"](flat, _T["uint8"]), _T["numel"](flat) * _T["element_size"](flat)
+
+
 def write_tensor(path: str, tensor) -> int:
     """Copy ``tensor``'s bytes into the runner's file at ``path`` (worker side); returns the bytes written.
 
     The file must already exist with exactly the tensor's size (the runner made it); it is mapped and filled, so
     no file grows here. Only functions bound at import are called (:func:`_bind_tensor_methods`).
     """
-    flat = _T["reshape"](_T["contiguous"](_T["detach"](tensor)), -1)
-    nbytes = _T["numel"](flat) * _T["element_size"](flat)
+    raw, nbytes = flat_bytes(tensor)
     fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
     try:
         if os.fstat(fd).st_size != nbytes:
@@ -141,7 +146,7 @@ def write_tensor(path: str, tensor) -> int:
             return 0
         with mmap.mmap(fd, nbytes) as mm:
             dst = _T["frombuffer"](mm, dtype=_T["uint8"])
-            _T["copy_"](dst, _T["view"](flat, _T["uint8"]))
+            _T["copy_"](dst, raw)
             del dst
     finally:
         os.close(fd)

@@ -43,6 +43,7 @@ from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
 from kernelgym.judge.protocol import Command, Event, tensor_header, write_frame  # noqa: E402
+from kernelgym.judge import transfer as _transfer  # noqa: E402
 from kernelgym.judge.transfer import write_tensor  # noqa: E402
 from kernelgym.tasks import Task  # noqa: E402
 
@@ -98,6 +99,7 @@ def _watched() -> dict:
         "kernelgym.judge.timing._storage_fill": _timing._storage_fill,
         "kernelgym.judge.timing._untyped_storage": _timing._untyped_storage,
         "kernelgym.judge.transfer.write_tensor": write_tensor,
+        "kernelgym.judge.transfer.flat_bytes": _transfer.flat_bytes,
         "kernelgym.judge.device_transfer.write_into": write_into,
     }
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
