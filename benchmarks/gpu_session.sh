@@ -2,7 +2,8 @@
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
-#   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER (throughput);
+#   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
+#   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench) (agreement)
@@ -32,7 +33,7 @@ if run datasets; then
 fi
 if run throughput; then
   timeout $(( ${TP_BUDGET_S:-480} + 60 )) python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
-    ${TP_DEVICE_TRANSFER:+--device-transfer} \
+    ${TP_DEVICE_TRANSFER:+--device-transfer} ${TP_ARGS:-} \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then

@@ -106,3 +106,82 @@ def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
     for kind, edge, _, _ in lock.log:  # holds never nest: the GPU is released between steps
         depth += 1 if edge == "in" else -1
         assert depth in (0, 1)
+
+
+class SlowToGrantLock(RecordingLock):
+    """Every exclusive hold is granted ``delay`` seconds after it is asked for, as when a timer waits behind other
+    evaluations' steps on a loaded GPU."""
+
+    def __init__(self, delay: float):
+        super().__init__()
+        self.delay = delay
+
+    @contextlib.contextmanager
+    def exclusive(self):
+        time.sleep(self.delay)
+        with super().exclusive():
+            yield
+
+
+@pytest.mark.timeout(300)
+def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_task):
+    """Under load a timer takes as many samples as alone: the budget is spent by timing, not by lock waits. With the
+    waits charged to it, the 1 s budget would end after two blocks of each timer (each block's wait is 0.4 s), short
+    of max_runs."""
+    from conftest import GOOD
+    from kernelgym.judge.profiles import get_profile
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.timing import TimingConfig
+
+    cfg = TimingConfig(warmup=1, min_runs=3, max_runs=13, block=5, budget_s=1.0, rel_ci=0.0)  # never converges
+    quick = get_profile("quick").with_overrides(cpu_timing=cfg)
+    judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=SlowToGrantLock(0.4))
+    result = judge.evaluate(relu_task, GOOD, profile=quick)
+    assert result.status == "ok", result.message
+    assert result.runtime_spread["n"] == 13 and result.runtime_spread["baseline_n"] == 13
+    assert result.durations["timing"] >= 6 * 0.4  # the waits did happen (3 blocks of each timer)
+
+
+class WorkerWatchingLock(RecordingLock):
+    """Notes, as each shared hold ends, how many judge workers (children running the bootstrap) are alive."""
+
+    def __init__(self):
+        super().__init__()
+        self.workers_at_release: list[int] = []
+
+    @contextlib.contextmanager
+    def shared(self):
+        import os
+
+        from kernelgym.judge.launch import BOOTSTRAP
+        from kernelgym.judge.process import descendants
+
+        def workers() -> int:
+            alive = 0
+            for pid in descendants(os.getpid())[1:]:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        alive += BOOTSTRAP.encode() in f.read()
+                except OSError:
+                    pass
+            return alive
+
+        with super().shared():
+            try:
+                yield
+            finally:
+                self.workers_at_release.append(workers())
+
+
+@pytest.mark.timeout(300)
+def test_a_worker_is_killed_with_the_gpu_held(tmp_path, relu_task):
+    """A CUDA context's teardown slows the whole GPU, so the worker dies inside a shared hold, never during another
+    evaluation's timed block: the last hold ends with no worker left, the one before it with the worker alive."""
+    from conftest import GOOD
+    from kernelgym.judge.runner import Judge
+
+    lock = WorkerWatchingLock()
+    result = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, prestart_workers=False).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert lock.log[-1][:2] == ("shared", "out")  # nothing after the kill's hold
+    assert lock.workers_at_release[-1] == 0 and lock.workers_at_release[-2] >= 1, lock.workers_at_release

@@ -131,7 +131,9 @@ class RayEvalPool:
     Args:
         num_gpus: actors to start (default: the cluster's GPU count; 1 CPU actor when it has none).
         concurrency_per_gpu: evaluations one actor runs at once (they share the GPU except while timing).
-        max_in_flight: outstanding evaluations before ``submit`` blocks (default: 2 x total concurrency).
+        max_in_flight: outstanding evaluations before ``submit`` blocks (default: the total concurrency plus a
+            quarter of it, at least one per actor: enough queued to refill a freed slot at once, few enough that
+            a caller's wait stays near one evaluation's service time instead of two).
         dedupe: evaluate identical submissions once.
         judge_kwargs: passed to each actor's :class:`~kernelgym.judge.runner.Judge` (e.g. ``cache_dir``).
         address: passed to ``ray.init`` when Ray is not initialised yet.
@@ -156,7 +158,7 @@ class RayEvalPool:
                        for _ in range(self.num_actors)]
         self._prebuild = _prebuild_task()
         self.concurrency = concurrency_per_gpu * self.num_actors
-        self.max_in_flight = max_in_flight or 2 * self.concurrency
+        self.max_in_flight = max_in_flight or self.concurrency + max(self.num_actors, self.concurrency // 4)
         self._slots = threading.BoundedSemaphore(self.max_in_flight)
         self._executor = cf.ThreadPoolExecutor(max_workers=self.max_in_flight, thread_name_prefix="kg-pool")
         self._next = 0

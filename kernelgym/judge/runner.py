@@ -255,7 +255,11 @@ class Judge:
                     result.log_tail = "First compiler errors:\n" + errors
             raise
         finally:
-            worker.kill()  # before the log is read, so all it printed is there
+            # before the log is read, so all it printed is there; with the GPU held shared, because a CUDA
+            # context's teardown (all its memory freed at once) slows the whole GPU: it must never overlap another
+            # evaluation's timed block
+            with self.admission.shared():
+                worker.kill()
             if not result.log_tail.startswith("First compiler errors"):
                 printed = worker.log_tail()
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]

@@ -181,16 +181,19 @@ def time_calls(fn: Callable, make_args: Callable[[int], list], device: str, conf
     return timer.times
 
 
-def alternate(blocks: dict[str, Callable[[int], list[float]]], config: TimingConfig) -> dict[str, list[float]]:
+def alternate(blocks: dict[str, Callable[[int], list[float]]], config: TimingConfig,
+              clock: Callable[[], float] = _perf_counter) -> dict[str, list[float]]:
     """Interleave blocks of timed calls of several timers (for the judge: the candidate, timed by its worker, and
     the eager reference, timed by the runner), so that clock or thermal drift reaches every sample alike.
 
     Each round runs one block of each timer (``min_runs`` calls first, then ``block`` calls). Rounds go on until
     every sample has :func:`converged` or reached ``max_runs``, or, once every sample has ``min_runs`` calls,
-    until ``budget_s`` (shared by all timers) is spent. Returns each timer's per-call ms.
+    until ``budget_s`` (shared by all timers) is spent on ``clock`` (seconds; the judge's clock leaves out the time
+    a block waited for the GPU, so a loaded judge takes as many samples as an idle one). Returns each timer's
+    per-call ms.
     """
     samples: dict[str, list[float]] = {name: [] for name in blocks}
-    started = _perf_counter()
+    started = clock()
     while True:
         for name, run_block in blocks.items():
             sample = samples[name]
@@ -202,6 +205,6 @@ def alternate(blocks: dict[str, Callable[[int], list[float]]], config: TimingCon
                 raise ValueError(f"timer {name!r} returned {len(got)} measurements, expected {want}")
             sample.extend(got)
         finished = all(len(s) >= config.max_runs or converged(s, config) for s in samples.values())
-        out_of_time = _perf_counter() - started > config.budget_s
+        out_of_time = clock() - started > config.budget_s
         if finished or (out_of_time and all(len(s) >= config.min_runs for s in samples.values())):
             return samples
