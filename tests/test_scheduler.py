@@ -185,3 +185,103 @@ def test_a_worker_is_killed_with_the_gpu_held(tmp_path, relu_task):
     assert result.status == "ok", result.message
     assert lock.log[-1][:2] == ("shared", "out")  # nothing after the kill's hold
     assert lock.workers_at_release[-1] == 0 and lock.workers_at_release[-2] >= 1, lock.workers_at_release
+
+
+def test_a_reservation_of_the_whole_budget_is_not_starved_by_smaller_ones():
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, order = MemoryBudget(10), []
+    first = budget.reserve(4)
+    first.__enter__()  # an evaluation holding part of the memory
+
+    def whole():
+        with budget.reserve(10):
+            order.append("whole")
+
+    def small():
+        with budget.reserve(2):  # would fit beside the first: admitted at once without the rule
+            order.append("small")
+
+    waiting = threading.Thread(target=whole)
+    waiting.start()
+    time.sleep(0.1)
+    late = threading.Thread(target=small)
+    late.start()
+    time.sleep(0.1)
+    assert order == []  # the smaller one waits behind the whole-budget reservation
+    first.__exit__(None, None, None)
+    for t in (waiting, late):
+        t.join(timeout=10)
+    assert order == ["whole", "small"]
+
+
+def bootstrap_workers_alive() -> int:
+    """Judge workers (processes running the bootstrap) descended from this process."""
+    import os
+
+    from kernelgym.judge.launch import BOOTSTRAP
+    from kernelgym.judge.process import descendants
+
+    alive = 0
+    for pid in descendants(os.getpid())[1:]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                alive += BOOTSTRAP.encode() in f.read()
+        except OSError:
+            pass
+    return alive
+
+
+def cpu_judge_with_budget(tmp_path, budget):
+    """A CPU judge whose evaluations reserve memory from ``budget`` as on a GPU (a real MemoryBudget)."""
+    from kernelgym.judge.admission import GpuAdmission
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path, prestart_workers=False)
+    judge.admission = GpuAdmission(SharedExclusiveLock(), budget)
+    return judge
+
+
+@pytest.mark.timeout(300)
+def test_the_memory_reservation_ends_only_after_the_worker_is_dead(tmp_path, relu_task):
+    from conftest import GOOD
+    from kernelgym.judge.admission import MemoryBudget
+
+    class WatchedBudget(MemoryBudget):
+        released_with: list[int] = []
+
+        @contextlib.contextmanager
+        def reserve(self, nbytes):
+            with super().reserve(nbytes):
+                try:
+                    yield
+                finally:
+                    self.released_with.append(bootstrap_workers_alive())
+
+    budget = WatchedBudget(1 << 30)
+    result = cpu_judge_with_budget(tmp_path, budget).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert budget.released_with == [0] and budget.holders == 0
+
+
+@pytest.mark.timeout(300)
+def test_running_out_of_gpu_memory_is_retried_once_with_the_memory_alone(tmp_path, relu_task):
+    """Out of memory with the GPU shared is the judge's doing: the evaluation runs again with the whole budget; an
+    out-of-memory error then is the candidate's verdict. Any other error is not retried."""
+    from kernelgym.judge.admission import MemoryBudget
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    budget = MemoryBudget(1 << 30)
+    reserved: list[int] = []
+    reserve = budget.reserve
+    budget.reserve = lambda nbytes: (reserved.append(nbytes), reserve(nbytes))[1]
+    judge = cpu_judge_with_budget(tmp_path, budget)
+    oom = kernel_forward(indent('raise RuntimeError("CUDA out of memory. Tried to allocate 4.58 GiB")'))
+    result = judge.evaluate(relu_task, oom)
+    assert result.status == "runtime_error" and "CUDA out of memory" in result.message, result.message
+    assert [f for f in result.flags if f["name"] == "retried_alone"], result.flags
+    assert judge.launcher.stats["started"] == 2 and reserved == [0, 1 << 30]  # the second with the whole budget
+
+    other = judge.evaluate(relu_task, kernel_forward(indent('raise RuntimeError("an ordinary failure")')))
+    assert other.status == "runtime_error" and not [f for f in other.flags if f["name"] == "retried_alone"]
+    assert judge.launcher.stats["started"] == 3

@@ -91,7 +91,8 @@ class NoLock:
 class MemoryBudget:
     """Admission by GPU memory: evaluations reserve their estimated need for their whole run, and wait while the
     reservations would exceed ``capacity`` bytes. One evaluation alone is always admitted, however large, so a
-    task bigger than the budget runs by itself instead of never.
+    task bigger than the budget runs by itself instead of never. A reservation of the whole capacity (an
+    evaluation that must have the memory to itself) is not starved: while it waits, no new reservation is admitted.
     """
 
     def __init__(self, capacity: int):
@@ -99,13 +100,20 @@ class MemoryBudget:
         self._cond = threading.Condition()
         self.reserved = 0
         self.holders = 0
+        self._whole_waiting = 0
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
         nbytes = max(0, min(int(nbytes), self.capacity))
+        whole = nbytes >= self.capacity > 0
         with self._cond:
-            while self.holders and self.reserved + nbytes > self.capacity:
-                self._cond.wait()
+            self._whole_waiting += whole
+            try:
+                while (self.holders and self.reserved + nbytes > self.capacity) or \
+                        (self._whole_waiting and not whole):
+                    self._cond.wait()
+            finally:
+                self._whole_waiting -= whole
             self.reserved += nbytes
             self.holders += 1
         try:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import functools
 import json
+import copy
 import os
+import re
 import time
 import weakref
 from pathlib import Path
@@ -65,6 +67,10 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
     elif warm_device:
         env["KERNELGYM_WARM_DEVICE"] = warm_device
     return env
+
+
+#: what a CUDA out-of-memory error says: torch's exception, its message, the runtime's and the driver's codes
+OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY")
 
 
 class Judge:
@@ -141,7 +147,7 @@ class Judge:
             if backend == "cuda" and self.on_cpu:
                 raise Verdict("unsupported", "CUDA candidates cannot run on this device (no GPU); use the triton "
                                               "backend or evaluate on a GPU")
-            self._run_worker(result, task, source, prof, plan=batch)
+            self._run_worker_or_retry_alone(result, task, source, prof, batch)
             result.stage, result.status = "done", "ok"
             result.message = self._ok_message(result)
         except Verdict as verdict:
@@ -220,8 +226,28 @@ class Judge:
             return result
         return None
 
+    def _run_worker_or_retry_alone(self, result: EvalResult, task: Task, source: str, prof: EvalProfile,
+                                   plan: BatchPlan | None) -> None:
+        """:meth:`_run_worker`; when the worker ran out of GPU memory while other evaluations held part of the
+        budget, once more with the GPU's whole memory budget to itself (a fresh worker, the result as it was
+        before the first attempt plus a ``retried_alone`` flag). Running out of memory with the GPU shared is the
+        judge's doing, not the candidate's; only an out-of-memory error when alone is its verdict. A candidate that
+        fakes the message gains nothing but one more evaluation of itself."""
+        before = copy.deepcopy(result)
+        try:
+            self._run_worker(result, task, source, prof, plan=plan)
+        except Verdict as verdict:
+            budget = self.admission.budget
+            if budget.capacity is None or not (OUT_OF_GPU_MEMORY.search(verdict.message or "")
+                                               or OUT_OF_GPU_MEMORY.search(result.log_tail or "")):
+                raise
+            result.__dict__.update(before.__dict__)
+            result.add_flag("retried_alone", f"ran out of GPU memory with the GPU shared ({verdict.message[:200]}); "
+                                             f"evaluated again with the GPU's memory to itself")
+            self._run_worker(result, task, source, prof, plan=plan, memory_alone=True)
+
     def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile, mode: str = "evaluate",
-                    arch: str | None = None, plan: BatchPlan | None = None) -> None:
+                    arch: str | None = None, plan: BatchPlan | None = None, memory_alone: bool = False) -> None:
         build_dir = extension_dir(self.cache_dir, source) if result.backend == "cuda" else None
         if build_dir is not None:
             build_dir.mkdir(parents=True, exist_ok=True)
@@ -235,8 +261,9 @@ class Judge:
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
+        need = (self.admission.budget.capacity or 0) if memory_alone else self.memory_need(task)
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
-                          self.memory_need(task), source, plan)
+                          need, source, plan)
         timed = False
         try:
             session.send(json.dumps(request))
@@ -258,8 +285,11 @@ class Judge:
             # before the log is read, so all it printed is there; with the GPU held shared, because a CUDA
             # context's teardown (all its memory freed at once) slows the whole GPU: it must never overlap another
             # evaluation's timed block
-            with self.admission.shared():
-                worker.kill()
+            try:
+                with self.admission.shared():
+                    worker.kill()
+            finally:
+                session.memory_hold.close()
             if not result.log_tail.startswith("First compiler errors"):
                 printed = worker.log_tail()
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]

@@ -69,6 +69,9 @@ class Session:
         self.runner_bound_ms = 0.0
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
+        #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
+        #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
+        self.memory_hold = contextlib.ExitStack()
         self._reference_prints: dict | None = {}  # output digest -> seed (None once the task is flagged degenerate)
 
     # -- limits ------------------------------------------------------------------------------------------------
@@ -174,9 +177,9 @@ class Session:
         try:
             self.expect(Event.READY)
             waited = time.monotonic()
-            with self.admission.memory(self.memory_need):
-                self.postpone(time.monotonic() - waited)
-                self._gpu_stages(n_standard, n_outlier, n_recheck)
+            self.memory_hold.enter_context(self.admission.memory(self.memory_need))
+            self.postpone(time.monotonic() - waited)
+            self._gpu_stages(n_standard, n_outlier, n_recheck)
         finally:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
 
