@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernelgym.data.policies import ReplayPolicy  # noqa: E402
+from kernelgym.judge.extract import extract_code  # noqa: E402
 from kernelgym.judge.inputs import build_model, make_inputs  # noqa: E402
 from kernelgym.judge.runner import Judge  # noqa: E402
 from kernelgym.tasks import load_tasks  # noqa: E402
@@ -29,7 +30,10 @@ from kernelgym.tasks import load_tasks  # noqa: E402
 TOLERANCE = 0.03
 
 
-def load_candidate(source: str, folder: Path):
+def load_candidate(text: str, folder: Path):
+    """``ModelNew`` of a candidate's text, which may wrap the code in prose and a fence as a policy answers (the
+    code is taken out as the judge takes it, :func:`kernelgym.judge.extract.extract_code`)."""
+    source = extract_code(text)
     path = folder / f"candidate_{abs(hash(source))}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -2,7 +2,8 @@
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
-#   knobs (environment): SMOKE_K (pytest -k of tests/gpu); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
+#   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
+#   over 200 s on the H200); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
@@ -21,7 +22,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --f
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 if run smoke; then
   timeout 60 python3 -c "from kernelgym.hardware import detect, measure_ceilings; print(detect().to_json()); print(measure_ceilings())" 2>&1 | tee "$OUT/ceilings.txt"
-  timeout -s INT 200 python3 -m pytest -q -rA --tb=short -p no:cacheprovider tests/gpu ${SMOKE_K:+-k "$SMOKE_K"} 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
+  timeout -s INT ${SMOKE_TIMEOUT:-450} python3 -m pytest -q -rA --tb=short -p no:cacheprovider tests/gpu ${SMOKE_K:+-k "$SMOKE_K"} 2>&1 | grep -v USDT | tee "$OUT/gpu_tests.txt"
 fi
 if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"

@@ -123,3 +123,17 @@ def test_scaling_figures_and_gpu_counts(bench):
     assert bench.gpu_counts("1,all") == [1, None]
     with pytest.raises(SystemExit):
         bench.gpu_counts("0,2")
+
+
+def test_do_bench_agreement_loads_the_solutions_as_the_judge_reads_them(tmp_path):
+    """The bundled solutions are answers with prose around a fence (what a policy sends): the do_bench script takes
+    the code out of them as the judge does, or it stops at the first one (it did, on the H200)."""
+    spec = importlib.util.spec_from_file_location(
+        "do_bench_agreement", ROOT / "benchmarks" / "do_bench_agreement.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    policy = script.ReplayPolicy()
+    ids = policy.task_ids()[:3]
+    for task_id in ids:
+        text = policy({"task_id": task_id})
+        assert script.load_candidate(text, tmp_path).__name__ == "ModelNew"

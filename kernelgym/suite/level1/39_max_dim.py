@@ -10,7 +10,7 @@ KERNELGYM = {
     "small": {"BATCH": 2, "S": 8, "D": 70},
 }
 
-BATCH = 128
+BATCH = 160
 S = 2048
 D = 3000
 

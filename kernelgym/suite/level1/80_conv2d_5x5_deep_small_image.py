@@ -11,7 +11,7 @@ KERNELGYM = {
     "atol": 1e-2, "rtol": 1e-2,
 }
 
-N = 64
+N = 80
 CIN = 256
 COUT = 256
 H = 28
