@@ -70,7 +70,8 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
 
 
 #: what a CUDA out-of-memory error says: torch's exception, its message, the runtime's and the driver's codes
-OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY")
+OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMemoryAllocation"
+                               r"|CUDA_ERROR_OUT_OF_MEMORY")
 
 
 class Judge:

@@ -69,6 +69,7 @@ class Session:
         self.runner_bound_ms = 0.0
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
+        self._holding_alone = False  # holding the GPU alone now: steps inside need no hold of their own
         #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
         self.memory_hold = contextlib.ExitStack()
@@ -185,8 +186,9 @@ class Session:
 
     def _gpu_stages(self, n_standard: int, n_outlier: int, n_recheck: int) -> None:
         """The GPU is held one step at a time (:meth:`gpu`): shared for the build and first forward, each trial and
-        the profiled forward; alone for the timing warm-up and each timed block. So a timer waits for the steps in
-        flight, not for whole stages of other evaluations, and sharers resume between its blocks."""
+        the profiled forward; alone for the timing warm-up and each timing round (a block of each timer). So a
+        timer waits for the steps in flight, not for whole stages of other evaluations, and sharers resume between
+        its rounds."""
         self.enter("compile")
         with self.gpu():
             self.send(Command.GO)
@@ -215,12 +217,19 @@ class Session:
         spent waiting moves the deadlines on (it is never charged to the candidate). The worker is idle between
         steps (it acts only on commands and synchronises before it answers), so releasing here leaves no work of
         this evaluation on the GPU."""
+        if self._holding_alone:  # inside this evaluation's own exclusive hold (a timing round): the GPU is already ours
+            yield
+            return
         waited = time.monotonic()
         with (self.admission.exclusive() if alone else self.admission.shared()):
             waited = time.monotonic() - waited
             self.waited_s += waited
             self.postpone(waited)
-            yield
+            self._holding_alone = alone
+            try:
+                yield
+            finally:
+                self._holding_alone = False
 
     def run_build(self) -> None:
         """Build-only session: the worker executes the text (building its extension) and stops."""
@@ -410,7 +419,10 @@ class Session:
             blocks["reference"] = lambda calls: self._alone(reference, calls)
         # the timing budget is spent by this evaluation's own timing, not by its waits for the GPU: under load a
         # timer takes as many samples as alone (the waits for each block would otherwise eat the budget)
-        samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s)
+        # one exclusive hold per round (a candidate block, its checked calls, a reference block), not one per block:
+        # every hold makes the other evaluations' steps drain first, so fewer holds waste less of the GPU
+        samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s,
+                            round_hold=lambda: self.gpu(alone=True))
         if not self._checked:  # at least one timed call is always compared
             self._checked_blocks(1, force_check=True)
         if cached is None:

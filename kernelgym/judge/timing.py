@@ -17,11 +17,12 @@ candidate that patches ``torch.cuda.Event`` or ``torch.cuda.synchronize`` afterw
 
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, ContextManager
 
 import torch
 
@@ -182,28 +183,31 @@ def time_calls(fn: Callable, make_args: Callable[[int], list], device: str, conf
 
 
 def alternate(blocks: dict[str, Callable[[int], list[float]]], config: TimingConfig,
-              clock: Callable[[], float] = _perf_counter) -> dict[str, list[float]]:
+              clock: Callable[[], float] = _perf_counter,
+              round_hold: Callable[[], ContextManager] = contextlib.nullcontext) -> dict[str, list[float]]:
     """Interleave blocks of timed calls of several timers (for the judge: the candidate, timed by its worker, and
     the eager reference, timed by the runner), so that clock or thermal drift reaches every sample alike.
 
     Each round runs one block of each timer (``min_runs`` calls first, then ``block`` calls). Rounds go on until
     every sample has :func:`converged` or reached ``max_runs``, or, once every sample has ``min_runs`` calls,
     until ``budget_s`` (shared by all timers) is spent on ``clock`` (seconds; the judge's clock leaves out the time
-    a block waited for the GPU, so a loaded judge takes as many samples as an idle one). Returns each timer's
+    a block waited for the GPU, so a loaded judge takes as many samples as an idle one). Each round runs inside
+    ``round_hold()`` (the judge: the GPU held alone once per round, not once per block). Returns each timer's
     per-call ms.
     """
     samples: dict[str, list[float]] = {name: [] for name in blocks}
     started = clock()
     while True:
-        for name, run_block in blocks.items():
-            sample = samples[name]
-            if len(sample) >= config.max_runs:
-                continue
-            want = min(config.min_runs if not sample else config.block, config.max_runs - len(sample))
-            got = run_block(want)
-            if len(got) != want:
-                raise ValueError(f"timer {name!r} returned {len(got)} measurements, expected {want}")
-            sample.extend(got)
+        with round_hold():
+            for name, run_block in blocks.items():
+                sample = samples[name]
+                if len(sample) >= config.max_runs:
+                    continue
+                want = min(config.min_runs if not sample else config.block, config.max_runs - len(sample))
+                got = run_block(want)
+                if len(got) != want:
+                    raise ValueError(f"timer {name!r} returned {len(got)} measurements, expected {want}")
+                sample.extend(got)
         finished = all(len(s) >= config.max_runs or converged(s, config) for s in samples.values())
         out_of_time = clock() - started > config.budget_s
         if finished or (out_of_time and all(len(s) >= config.min_runs for s in samples.values())):
