@@ -332,3 +332,31 @@ def test_parsing_and_compiling_from_many_threads_at_once_never_fails():
     for t in threads:
         t.join()
     assert not errors, errors[:3]
+
+
+def test_a_cpu_worker_starts_without_dynamo_and_a_later_import_of_it_changes_no_watched_object():
+    """The CPU worker's profiler warm-up no longer imports torch._dynamo (a second of every start-up); the one change
+    that import makes to what the worker watches (wrapping torch.manual_seed) is made beforehand, so honest code
+    that imports dynamo later (torch.library, custom ops, optimizers do it lazily) is not taken for tampering.
+    The judge's seeding still works without importing it."""
+    code = '''
+import sys
+import torch
+from kernelgym.judge import worker
+from kernelgym.judge.inputs import make_inputs
+worker._warm_profiler("cpu")
+worker._settle_dynamo_patch()
+before = worker._watched()
+class Task:
+    @staticmethod
+    def get_inputs():
+        return [torch.randn(3)]
+first, again = make_inputs(Task, 7, "cpu")[0], make_inputs(Task, 7, "cpu")[0]
+print("dynamo after start-up and seeding:", "torch._dynamo" in sys.modules, bool(torch.equal(first, again)))
+import torch._dynamo, torch._inductor
+after = worker._watched()
+print("changed:", sorted(k for k in before if before[k] is not after.get(k)))
+'''
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    lines = [line for line in out.stdout.splitlines() if line.startswith(("dynamo", "changed"))]
+    assert lines == ["dynamo after start-up and seeding: False True", "changed: []"], out.stdout + out.stderr[-2000:]

@@ -3,8 +3,9 @@
 The runner (reference) and the worker (candidate) call these same functions with the same seeds, so both see
 bit-identical parameters and inputs without ever sharing memory.
 
-Seeding goes through torch's process-wide generator (the tasks' ``get_inputs`` draw from it), so every seeded
-region holds :data:`SEEDED`: two judges in threads of one process (a Ray actor runs several) would otherwise
+Seeding goes through torch's process-wide generator (the tasks' ``get_inputs`` draw from it) with
+``torch.random.manual_seed`` (``torch.manual_seed`` may be dynamo's lazy wrapper of it, whose first call imports
+``torch._dynamo``: a second of a CPU worker's time), so every seeded region holds :data:`SEEDED`: two judges in threads of one process (a Ray actor runs several) would otherwise
 interleave their draws and build inputs that differ from the worker's. When the inputs are drawn the generator is
 reseeded from the operating system (:func:`scramble_global_rng`), so the code that runs next cannot recover the
 seed, or predict anything, from the generator's state. The seeds themselves are drawn independently by the runner
@@ -36,7 +37,7 @@ def scramble_global_rng() -> None:
     """Reseed torch's global generator unpredictably (its state no longer says which seed drew the inputs)."""
     import torch
 
-    torch.manual_seed(secret_seed())
+    torch.random.manual_seed(secret_seed())
 
 
 def call_seed(block_seed: int, index: int) -> int:
@@ -55,10 +56,10 @@ def build_model(module, cls, init_seed: int, device: str, dtype: str):
     import torch
 
     with SEEDED:
-        torch.manual_seed(init_seed)
+        torch.random.manual_seed(init_seed)
         with torch.device(device):
             init_inputs = module.get_init_inputs()
-            torch.manual_seed(init_seed)
+            torch.random.manual_seed(init_seed)
             model = cls(*init_inputs)
         scramble_global_rng()
     if isinstance(model, torch.nn.Module):
@@ -74,7 +75,7 @@ def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[A
     import torch
 
     with SEEDED, torch.device(device):
-        torch.manual_seed(seed)
+        torch.random.manual_seed(seed)
         inputs = list(module.get_inputs())
         scramble_global_rng()
     if outlier:

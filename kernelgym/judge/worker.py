@@ -83,7 +83,8 @@ def _watched() -> dict:
         "torch.cuda.Event.synchronize": cuda.Event.synchronize, "time.perf_counter": _time.perf_counter,
         "torch.equal": torch.equal, "torch.allclose": torch.allclose, "torch.Tensor.__eq__": t.__eq__,
         "torch.randn": torch.randn, "torch.rand": torch.rand, "torch.randint": torch.randint,
-        "torch.manual_seed": torch.manual_seed, "torch.nn.Module.__call__": torch.nn.Module.__call__,
+        "torch.manual_seed": torch.manual_seed, "torch.random.manual_seed": torch.random.manual_seed,
+        "torch.nn.Module.__call__": torch.nn.Module.__call__,
         "torch.no_grad": torch.no_grad, "torch.is_tensor": torch.is_tensor, "torch.frombuffer": torch.frombuffer,
         "builtins.isinstance": builtins.isinstance, "builtins.len": builtins.len, "builtins.float": builtins.float,
         "builtins.type": builtins.type,
@@ -133,13 +134,29 @@ _BASE_THREADS: set = set()
 
 
 def _warm_profiler(device: str) -> None:
-    """One profiled no-op before the candidate loads: the profiler's first use imports and patches parts of torch
-    (``torch.manual_seed`` among them) and costs seconds, both better done before the watched set is taken."""
-    from torch.profiler import ProfilerActivity, profile
+    """One profiled no-op before the candidate loads: the profiler's first use costs time (on a GPU it also imports
+    ``torch._dynamo``, which patches ``torch.manual_seed``), better spent before the watched set is taken."""
+    from kernelgym.judge.profile import profiler
 
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.startswith("cuda") else [])
-    with profile(activities=activities):
+    with profiler(device):
         torch.zeros(1, device=device).add_(1)
+
+
+def _settle_dynamo_patch() -> None:
+    """Make now the one change that importing ``torch._dynamo`` makes to the watched objects, so that a later
+    import changes nothing there. Its first import wraps ``torch.manual_seed`` in ``torch._disable_dynamo`` (when it
+    is still ``torch.random.manual_seed``); honest code can import dynamo at any time (``torch.library``, custom
+    ops, optimizers import it lazily), and the CPU worker no longer imports it at start-up (see
+    :func:`kernelgym.judge.profile.profiler`). The wrap is lazy: it imports nothing until the wrapped function is
+    called, and the judge's own seeding calls ``torch.random.manual_seed``. A torch without the wrap is left as is.
+    ``tests/test_judge_helpers.py`` checks that importing dynamo afterwards leaves the watched set unchanged."""
+    disable = getattr(torch, "_disable_dynamo", None)
+    if disable is None or torch.manual_seed is not torch.random.manual_seed:
+        return
+    torch.manual_seed = disable(torch.manual_seed)
+    register = getattr(getattr(torch.jit, "_builtins", None), "_register_builtin", None)
+    if register is not None:  # as dynamo does, so TorchScript still knows the op
+        register(torch.manual_seed, "aten::manual_seed")
 
 
 class Worker:
@@ -396,6 +413,7 @@ def main() -> int:
     worker = Worker(result_fd, request, int(sys.argv[2]) if len(sys.argv) > 2 else -1)
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
+    _settle_dynamo_patch()
     _WATCHED.update(_watched())
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
     worker.send({"event": Event.READY})
