@@ -144,35 +144,40 @@ def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_tas
     assert result.durations["timing"] >= 4 * 0.4  # the waits did happen (the warm-up and 3 rounds)
 
 
+def bootstrap_workers() -> set[int]:
+    """Processes of judge workers (bwrap and the interpreter running the bootstrap) descended from this process."""
+    import os
+
+    from kernelgym.judge.launch import BOOTSTRAP
+    from kernelgym.judge.process import descendants
+
+    alive = set()
+    for pid in descendants(os.getpid())[1:]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if BOOTSTRAP.encode() in f.read():
+                    alive.add(pid)
+        except OSError:
+            pass
+    return alive
+
+
 class WorkerWatchingLock(RecordingLock):
-    """Notes, as each shared hold ends, how many judge workers (children running the bootstrap) are alive."""
+    """Notes, as each shared hold ends, how many judge workers started after the lock was made are alive (workers
+    of other judges in this process, such as a fixture's spares, are not counted)."""
 
     def __init__(self):
         super().__init__()
         self.workers_at_release: list[int] = []
+        self.earlier = bootstrap_workers()
 
     @contextlib.contextmanager
     def shared(self):
-        import os
-
-        from kernelgym.judge.launch import BOOTSTRAP
-        from kernelgym.judge.process import descendants
-
-        def workers() -> int:
-            alive = 0
-            for pid in descendants(os.getpid())[1:]:
-                try:
-                    with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        alive += BOOTSTRAP.encode() in f.read()
-                except OSError:
-                    pass
-            return alive
-
         with super().shared():
             try:
                 yield
             finally:
-                self.workers_at_release.append(workers())
+                self.workers_at_release.append(len(bootstrap_workers() - self.earlier))
 
 
 @pytest.mark.timeout(300)
@@ -217,23 +222,6 @@ def test_a_reservation_of_the_whole_budget_is_not_starved_by_smaller_ones():
     assert order == ["whole", "small"]
 
 
-def bootstrap_workers_alive() -> int:
-    """Judge workers (processes running the bootstrap) descended from this process."""
-    import os
-
-    from kernelgym.judge.launch import BOOTSTRAP
-    from kernelgym.judge.process import descendants
-
-    alive = 0
-    for pid in descendants(os.getpid())[1:]:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                alive += BOOTSTRAP.encode() in f.read()
-        except OSError:
-            pass
-    return alive
-
-
 def cpu_judge_with_budget(tmp_path, budget):
     """A CPU judge whose evaluations reserve memory from ``budget`` as on a GPU (a real MemoryBudget)."""
     from kernelgym.judge.admission import GpuAdmission
@@ -249,6 +237,8 @@ def test_the_memory_reservation_ends_only_after_the_worker_is_dead(tmp_path, rel
     from conftest import GOOD
     from kernelgym.judge.admission import MemoryBudget
 
+    earlier = bootstrap_workers()
+
     class WatchedBudget(MemoryBudget):
         released_with: list[int] = []
 
@@ -258,7 +248,7 @@ def test_the_memory_reservation_ends_only_after_the_worker_is_dead(tmp_path, rel
                 try:
                     yield
                 finally:
-                    self.released_with.append(bootstrap_workers_alive())
+                    self.released_with.append(len(bootstrap_workers() - earlier))
 
     budget = WatchedBudget(1 << 30)
     result = cpu_judge_with_budget(tmp_path, budget).evaluate(relu_task, GOOD)

@@ -128,8 +128,11 @@ class StartedWorker:
         for pid in descendants(self.proc.pid):
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:  # the runner's own /proc, not the worker's files
-                    if BOOTSTRAP.encode() in f.read():
-                        os.kill(pid, signal.SIGUSR1)
+                    argv = f.read().split(b"\0")
+                # the interpreter running the bootstrap (argv[1]) only: bwrap's own processes carry the bootstrap
+                # in their arguments too, and SIGUSR1 kills bwrap, and with it the worker before it could dump
+                if len(argv) > 1 and argv[1] == BOOTSTRAP.encode():
+                    os.kill(pid, signal.SIGUSR1)
             except OSError:
                 pass
         lines: list[str] = []
