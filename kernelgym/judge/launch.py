@@ -1,7 +1,7 @@
 """Starting judge workers, optionally one evaluation ahead.
 
 Every candidate runs in a fresh worker process that is used for exactly one evaluation and then killed with its
-whole process group. Starting one costs the Python interpreter plus ``import torch, triton`` (about 2 s on the CPU
+whole process group. Starting one costs the Python interpreter plus ``import torch, triton`` (about 1.2 s on the CPU
 CI machine; the GPU machine's 4.9 s fresh-process figure also includes CUDA initialisation, which always happens
 before the request unless the spare warms it). With ``prestart`` the launcher keeps *spare* workers (one, or as many as
 asked) started ahead of time: each has imported torch and Triton, warmed the profiler and, when the judge's device is a

@@ -122,7 +122,8 @@ class Judge:
         self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
         env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
         handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
-        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=handover and not self.on_cpu)
+        self.device_transfer = handover and not self.on_cpu
+        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer)
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------
@@ -163,7 +164,8 @@ class Judge:
     def memory_need(self, task: Task) -> int:
         """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
         times the eager footprint bound of :func:`kernelgym.judge.footprint.footprint_bound` (inputs and their
-        copy, outputs, the reference's own run), the snapshots of one block of timed calls on both sides, plus
+        copy, outputs, the reference's own run), once more when outputs are handed over in device memory (the
+        lent buffer and the runner's copy of it), the snapshots of one block of timed calls on both sides, plus
         1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on the CPU."""
         if self.on_cpu:
             return 0
@@ -172,7 +174,8 @@ class Judge:
             try:
                 from kernelgym.judge.footprint import footprint_bound
 
-                self._memory_needs[key] = 3 * footprint_bound(task)[0] + 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30)
+                copies = 4 if self.device_transfer else 3
+                self._memory_needs[key] = copies * footprint_bound(task)[0] + 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30)
             except Exception:  # noqa: BLE001
                 self._memory_needs[key] = (self.admission.budget.capacity or 0) // 2
         return self._memory_needs[key]
