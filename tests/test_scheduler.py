@@ -142,6 +142,7 @@ def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_tas
     assert result.status == "ok", result.message
     assert result.runtime_spread["n"] == 13 and result.runtime_spread["baseline_n"] == 13
     assert result.durations["timing"] >= 4 * 0.4  # the waits did happen (the warm-up and 3 rounds)
+    assert 4 * 0.4 <= result.durations["gpu_wait"] <= result.durations["total"]  # and are reported as waits
 
 
 def bootstrap_workers() -> set[int]:

@@ -31,7 +31,9 @@ top_kernels        profiling feedback (GPU): ``{"candidate": [...], "reference":
 torch_policy       the torch-use policy the candidate was judged under: ``strict`` | ``partial`` | ``off``
                    (:mod:`kernelgym.judge.policy`)
 flags              list of ``{"name", "reason"}``: hack / anomaly flags raised by the guards
-durations          seconds spent per stage, rounded to the millisecond, e.g. ``{"static": 0.001, "compile": 1.2, ...}``
+durations          seconds spent per stage, rounded to the millisecond, e.g. ``{"static": 0.001, "compile": 1.2, ...}``;
+                   ``gpu_wait``: the part of them spent waiting for the GPU behind other evaluations (never
+                   charged to the candidate's limits or timing budget)
 versions           library versions on the evaluating side
 hardware           short hardware description (name, kind)
 =================  ====================================================================================

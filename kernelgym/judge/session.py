@@ -183,6 +183,7 @@ class Session:
             self._gpu_stages(n_standard, n_outlier, n_recheck)
         finally:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
+            self.result.durations["gpu_wait"] = round(self.waited_s, 3)
 
     def _gpu_stages(self, n_standard: int, n_outlier: int, n_recheck: int) -> None:
         """The GPU is held one step at a time (:meth:`gpu`): shared for the build and first forward, each trial and
