@@ -90,6 +90,7 @@ def test_ray_pool_refuses_more_gpus_than_the_cluster_has():
         require_gpus(4, 0)
 
 
+@pytest.mark.slow
 # -- 2. kernelgym eval DIR: failing files listed, an earlier report kept -------------------------------------
 def test_eval_lists_failing_files_and_refuses_to_overwrite_a_report(tmp_path):
     gens = tmp_path / "gens" / "L1" / "1_scaled_relu"

@@ -26,6 +26,7 @@ print("COLLECT", cli.main(["collect", "--out", data, "--task", "L1/15_relu", "--
 """
 
 
+@pytest.mark.slow
 def test_eval_and_collect_run_on_a_local_ray_cluster(tmp_path):
     gens = tmp_path / "gens"
     (gens / "L1").mkdir(parents=True)

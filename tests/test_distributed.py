@@ -35,6 +35,7 @@ def test_one_actor_per_gpu_resource(pool):
     assert sorted(i["visible"] for i in infos) == ["0", "1"]  # Ray gave each actor its own (fake) GPU
 
 
+@pytest.mark.slow
 def test_n_candidates_in_n_results_out_in_order(pool, relu_task):
     texts = [GOOD, candidate(expr="x"), "no code", GOOD.replace("256", "128"), candidate(pre="raise ValueError('v')")]
     results = pool.evaluate_many([(relu_task, t) for t in texts])

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fake_openai import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +57,7 @@ def test_trl_reward(tmp_path):
     assert len(lines) == 3 and lines[0].startswith("reward 0.300  ok") and "compile_error" in lines[1]
 
 
+@pytest.mark.slow
 def test_ray_rollouts(tmp_path):
     out = run_example("ray_rollouts.py", "--envs", "2", "--steps", "2", "--fake-gpus", "2", tmp_path=tmp_path).stdout
     lines = [line for line in out.splitlines() if line.startswith("step ")]

@@ -112,6 +112,7 @@ def test_no_spare_is_kept_without_the_sandbox(tmp_path, relu_task):
     assert judge.idle_worker_pids() == [] and worker_processes() == []
 
 
+@pytest.mark.slow
 @needs_namespaces
 def test_thread_pools_and_collection_close_their_spares(tmp_path, relu_task, test_tasks):
     from kernelgym.data.collect import collect

@@ -33,6 +33,7 @@ def test_algorithm_config_accepts_the_env():
     assert config.env == "KernelGym-L1-v0" and config.env_config["device"] == "cpu"
 
 
+@pytest.mark.slow
 def test_episodes_are_collected_through_an_rllib_env_runner(tmp_path):
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig

@@ -191,6 +191,7 @@ def test_stages_run_forwards_only(relu_task):
         session.enter("compile")
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_an_extension_builds_with_ninja_inside_the_sandbox(tmp_path, relu_task):
     """load_inline runs ninja, which starts its compiler jobs in process groups of their own (setpgid): the sandbox

@@ -7,6 +7,8 @@ import pytest
 from kernelgym.data.policies import ReplayPolicy
 from kernelgym.tasks import load_tasks
 
+pytestmark = pytest.mark.slow  # every bundled solution judged on the CPU: minutes in all
+
 POLICY = ReplayPolicy()
 SOLVED = POLICY.task_ids()
 

@@ -18,6 +18,7 @@ def test_suite_counts_per_level_and_category():
     assert all(n >= 5 for n in per_category.values()), per_category
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_id", SUITE.ids)
 def test_task_passes_cpu_lint(task_id):
     report = lint_task(SUITE.get(task_id))
