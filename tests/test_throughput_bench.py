@@ -137,3 +137,17 @@ def test_do_bench_agreement_loads_the_solutions_as_the_judge_reads_them(tmp_path
     for task_id in ids:
         text = policy({"task_id": task_id})
         assert script.load_candidate(text, tmp_path).__name__ == "ModelNew"
+
+
+def test_eager_efficiency_divides_by_the_measured_ceiling_of_the_tasks_precision():
+    spec = importlib.util.spec_from_file_location("eager_efficiency", ROOT / "benchmarks" / "eager_efficiency.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rows = [{"task_id": "a", "figures": {"implied_tbs": 2.0, "implied_tflops": 100.0}},
+            {"task_id": "b", "figures": {"implied_tbs": 5.0, "implied_tflops": 900.0}},
+            {"task_id": "c", "figures": {}}]
+    ceilings = script.read_ceilings("{'bandwidth_tbs': 4.0, 'tf32': 400.0}")
+    table = script.efficiencies(rows, ceilings, {"bf16": 1000.0}, {"a": "float32", "b": "bfloat16"})
+    assert table[0] == {"task": "a", "precision": "tf32", "iou": 0.5, "mfu": 0.25}
+    assert table[1]["iou"] == 1.25 and table[1]["mfu"] == 0.9  # bf16 not measured: the vendor's peak
+    assert table[2]["iou"] is None and table[2]["mfu"] is None
