@@ -42,7 +42,8 @@ that logs its holds; same profile); the gain is pool rate / plain rate, measured
 load**: the expected-ok candidates (``--fidelity N`` of them, spread evenly; default 16 of A and all of B)
 evaluated alone by that Judge (plain-path runs of the same candidates are reused): batch vs alone speedup per
 candidate, relative difference, verdict match; median |difference|, worst |difference| over kernels of at least
-1 ms alone, verdict agreement.
+1 ms alone, verdict agreement. ``--fidelity-floor`` evaluates them alone once more and prints the same figures for
+alone vs alone again: the noise floor under the batch-vs-alone ones.
 
 The last lines are one summary per batch with each target of issue #13 and PASS/FAIL: >= 3000 (A) / >= 5000 (B)
 evaluations per GPU-hour, p95 turnaround <= 30 s (p95 service shown beside it), fidelity median <= 2% and worst
@@ -642,6 +643,13 @@ def alone_phases(batches: dict[str, list[Item]], pooled: dict[str, list[Run]], a
                     f"{_fmt(row['batch_speedup'])} alone {_fmt(row['alone_speedup'])} (alone {_fmt(row['alone_ms'])} "
                     f"ms) diff {row['rel_diff']} verdicts {row['batch_status']}/{row['alone_status']}")
             say(f"fidelity {name}:", json.dumps({k: v for k, v in fid.items() if k != "rows"}))
+            if args.fidelity_floor and time.monotonic() < deadline:
+                # the same candidates alone once more: how far two idle measurements differ is the floor under
+                # any batch-vs-alone figure
+                again, _ = run_alone(judge, chosen, args.profile, deadline, label=f"again {name}")
+                report[name]["fidelity_floor"] = floor = fidelity(runs, again)
+                say(f"fidelity floor {name} (alone vs alone again):",
+                    json.dumps({k: v for k, v in floor.items() if k != "rows"}))
     finally:
         judge.close()
 
@@ -686,6 +694,9 @@ def main() -> int:
     ap.add_argument("--plain", type=int, default=12, help="candidates per batch through the plain path")
     ap.add_argument("--fidelity", type=int, default=None,
                     help="expected-ok candidates per batch evaluated alone (default: 16 of A, all of B)")
+    ap.add_argument("--fidelity-floor", action="store_true",
+                    help="evaluate the fidelity candidates alone a second time and print how far the two idle "
+                         "measurements differ (the noise floor of the fidelity figures)")
     ap.add_argument("--budget-s", type=float, default=math.inf,
                     help="start no evaluation after this many seconds; skip what remains")
     ap.add_argument("--cache-dir", default="/tmp/kg-throughput")
