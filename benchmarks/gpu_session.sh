@@ -5,7 +5,7 @@
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
-#   WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
+#   LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench) (agreement)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
@@ -45,7 +45,7 @@ if run repeats; then
     --json "$OUT/repeats.json" 2>&1 | grep -v USDT | tee "$OUT/repeats.txt"
 fi
 if run lint; then
-  timeout 100 python3 -m kernelgym.cli tasks lint --device cuda:0 -v --json "$OUT/lint_gpu.json" 2>&1 | grep -v USDT | tee "$OUT/lint_gpu.txt"
+  timeout 100 python3 -m kernelgym.cli tasks lint --device cuda:0 -v ${LINT_PATTERN:+--pattern "$LINT_PATTERN"} --json "$OUT/lint_gpu.json" 2>&1 | grep -v USDT | tee "$OUT/lint_gpu.txt"
 fi
 if run dobench; then
   timeout 150 python3 benchmarks/do_bench_agreement.py --n 12 --json "$OUT/do_bench.json" 2>&1 | grep -v USDT | tee "$OUT/do_bench.txt"
