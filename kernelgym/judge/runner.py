@@ -15,9 +15,9 @@ the candidate reaches the caller.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
-import copy
 import os
 import re
 import time
