@@ -150,3 +150,36 @@ def test_the_reference_timer_leaves_its_tensors_alone():
     out = torch.ones(3)
     CallTimer(lambda x: out, lambda i: [torch.zeros(1)], "cpu").time_block(1)
     assert torch.equal(out, torch.ones(3))
+
+
+def test_a_timed_block_gets_the_gil_back_at_once_and_restores_the_switch_interval():
+    """While a block is timed the process's GIL switch interval is short (a thread that waited for the GPU with the
+    GIL released gets it back within it, not after another thread's 5 ms); concurrent blocks share the setting and
+    the last one to end restores the interval that was there before."""
+    import sys
+    import threading
+
+    from kernelgym.judge.timing import TIMED_SWITCH_INTERVAL_S
+
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    inside = threading.Barrier(2)
+
+    def fn(x):
+        seen.append(sys.getswitchinterval())
+        return x
+
+    def timed(wait: bool):
+        timer = CallTimer(lambda x: (inside.wait(timeout=10) if wait else None, fn(x))[1],
+                          lambda i: [torch.ones(2)], "cpu")
+        timer.time_block(1)
+
+    threads = [threading.Thread(target=timed, args=(True,)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert seen == pytest.approx([TIMED_SWITCH_INTERVAL_S] * 2)  # both blocks ran at once, under the short interval
+    assert sys.getswitchinterval() == before
+    CallTimer(fn, lambda i: [torch.ones(2)], "cpu").time_block(3)
+    assert seen[2:] == pytest.approx([TIMED_SWITCH_INTERVAL_S] * 3) and sys.getswitchinterval() == before

@@ -2,8 +2,9 @@
 
 Method on a GPU, for every timed call: fresh inputs, an L2 flush (a write over a buffer larger than the L2), a
 device-wide synchronize, a start event, the call, a device-wide synchronize (so work on any other stream is
-waited for), an end event. Warm-up calls come first. Calls repeat until the 95% confidence half-width of the
-mean is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than
+waited for), an end event. Warm-up calls come first. Each block runs with a short GIL switch interval
+(:func:`fast_gil_handoff`), so the thread that times gets the GIL back at once after each wait. Calls repeat until
+the 95% confidence half-width of the mean is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than
 ``min_runs``. The judge interleaves blocks of candidate calls with blocks of reference calls (:func:`alternate`).
 On the CPU the same loop runs with ``time.perf_counter`` and the figures are flagged as not
 meaningful by the caller.
@@ -20,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import math
 import statistics
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, ContextManager
@@ -38,6 +41,35 @@ _is_tensor = torch.is_tensor
 _type = type
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_fill = torch.UntypedStorage.fill_
+_get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
+
+#: the GIL switch interval while a block of calls is timed (seconds; Python's default is 0.005)
+TIMED_SWITCH_INTERVAL_S = 1e-4
+_switch_lock = threading.Lock()
+_switch_state = {"timers": 0, "saved": 0.005}
+
+
+@contextlib.contextmanager
+def fast_gil_handoff():
+    """While any block is timed in this process, a thread that wants the GIL back gets it within
+    :data:`TIMED_SWITCH_INTERVAL_S`, not Python's 5 ms. A timed call waits for the GPU with the GIL released
+    (``torch.cuda.synchronize``); when another thread of the process runs Python meanwhile (the runner's other
+    evaluations: static checks, frames, ``/proc`` polls), taking the GIL back used to wait for that thread's whole
+    switch interval, and the end event, recorded after the wait, counted it: on the CPU a 2 ms call beside one busy
+    thread measured 7.4 ms, 2.4 ms with this. The previous interval comes back when the last timed block ends."""
+    with _switch_lock:
+        if not _switch_state["timers"]:
+            _switch_state["saved"] = _get_switch()
+            _set_switch(TIMED_SWITCH_INTERVAL_S)
+        _switch_state["timers"] += 1
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            _switch_state["timers"] -= 1
+            if not _switch_state["timers"]:
+                _set_switch(_switch_state["saved"])
+
 
 #: the byte every scrubbed storage is filled with: NaN in every floating dtype (fp8 to fp64), -1 in every signed
 #: integer dtype, a non-canonical ``True`` in bool
@@ -131,7 +163,7 @@ class CallTimer:
         the judge compares one of them, chosen after the block, with the reference. With ``scrub_released``, each
         call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the timed interval."""
         block: list[float] = []
-        with _no_grad():
+        with _no_grad(), fast_gil_handoff():
             for _ in range(calls):
                 args = self.make_args(len(self.times))
                 self.flusher()

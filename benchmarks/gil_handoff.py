@@ -1,0 +1,62 @@
+"""What a busy thread does to a timed call that waits with the GIL released, with and without the judge's
+short switch interval (:func:`kernelgym.judge.timing.fast_gil_handoff`). CPU only, a few seconds.
+
+    python benchmarks/gil_handoff.py [--wait-ms 2] [--calls 50]
+
+The timed call sleeps (the GIL released, as ``torch.cuda.synchronize`` releases it while the GPU works) beside one
+thread that runs Python without pause, as the runner's other evaluations do. Prints the median and worst measured
+time per call both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernelgym.judge.timing import fast_gil_handoff  # noqa: E402
+
+
+def timed_waits(wait_s: float, calls: int) -> list[float]:
+    out = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        time.sleep(wait_s)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--wait-ms", type=float, default=2.0, help="how long each timed call waits, GIL released")
+    ap.add_argument("--calls", type=int, default=50, help="timed calls per measurement")
+    args = ap.parse_args()
+    stop = threading.Event()
+
+    def busy():
+        n = 0
+        while not stop.is_set():
+            n += 1
+
+    thread = threading.Thread(target=busy, daemon=True)
+    thread.start()
+    try:
+        plain = timed_waits(args.wait_ms / 1e3, args.calls)
+        with fast_gil_handoff():
+            handed = timed_waits(args.wait_ms / 1e3, args.calls)
+    finally:
+        stop.set()
+        thread.join()
+    for name, times in (("default switch interval", plain), ("fast_gil_handoff", handed)):
+        print(f"{name:<24} median {statistics.median(times):.2f} ms, worst {max(times):.2f} ms "
+              f"(the call waits {args.wait_ms:.2f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
