@@ -153,20 +153,24 @@ def test_the_reference_timer_leaves_its_tensors_alone():
 
 
 def test_a_timed_block_gets_the_gil_back_at_once_and_restores_the_switch_interval():
-    """While a block is timed the process's GIL switch interval is short (a thread that waited for the GPU with the
-    GIL released gets it back within it, not after another thread's 5 ms); concurrent blocks share the setting and
-    the last one to end restores the interval that was there before."""
+    """While a block is timed the garbage collector is off and the process's GIL switch interval is short (a
+    thread that waited for the GPU with the GIL released gets it back within it, not after another thread's 5 ms);
+    concurrent blocks share the setting and the last one to end restores what was there before."""
+    import gc
     import sys
     import threading
 
     from kernelgym.judge.timing import TIMED_SWITCH_INTERVAL_S
 
     before = sys.getswitchinterval()
+    assert gc.isenabled()
     seen: list[float] = []
+    collecting: list[bool] = []
     inside = threading.Barrier(2)
 
     def fn(x):
         seen.append(sys.getswitchinterval())
+        collecting.append(gc.isenabled())
         return x
 
     def timed(wait: bool):
@@ -183,3 +187,4 @@ def test_a_timed_block_gets_the_gil_back_at_once_and_restores_the_switch_interva
     assert sys.getswitchinterval() == before
     CallTimer(fn, lambda i: [torch.ones(2)], "cpu").time_block(3)
     assert seen[2:] == pytest.approx([TIMED_SWITCH_INTERVAL_S] * 3) and sys.getswitchinterval() == before
+    assert collecting == [False] * 5 and gc.isenabled()  # no collection during the blocks, back on after

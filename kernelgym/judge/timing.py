@@ -2,10 +2,11 @@
 
 Method on a GPU, for every timed call: fresh inputs, an L2 flush (a write over a buffer larger than the L2), a
 device-wide synchronize, a start event, the call, a device-wide synchronize (so work on any other stream is
-waited for), an end event. Warm-up calls come first. Each block runs with a short GIL switch interval
-(:func:`fast_gil_handoff`), so the thread that times gets the GIL back at once after each wait. Calls repeat until
-the 95% confidence half-width of the mean is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than
-``min_runs``. The judge interleaves blocks of candidate calls with blocks of reference calls (:func:`alternate`).
+waited for), an end event. Warm-up calls come first. Each block runs with a short GIL switch interval and no
+cyclic garbage collection (:func:`fast_gil_handoff`), so the thread that times gets the GIL back at once after
+each wait and no collection pauses a call. Calls repeat until the 95% confidence half-width of the mean is at most
+``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than ``min_runs``.
+The judge interleaves blocks of candidate calls with blocks of reference calls (:func:`alternate`).
 On the CPU the same loop runs with ``time.perf_counter`` and the figures are flagged as not
 meaningful by the caller.
 
@@ -19,6 +20,7 @@ candidate that patches ``torch.cuda.Event`` or ``torch.cuda.synchronize`` afterw
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import statistics
 import sys
@@ -42,25 +44,30 @@ _type = type
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_fill = torch.UntypedStorage.fill_
 _get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
+_gc_enabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 
 #: the GIL switch interval while a block of calls is timed (seconds; Python's default is 0.005)
 TIMED_SWITCH_INTERVAL_S = 1e-4
 _switch_lock = threading.Lock()
-_switch_state = {"timers": 0, "saved": 0.005}
+_switch_state = {"timers": 0, "saved": 0.005, "gc": True}
 
 
 @contextlib.contextmanager
 def fast_gil_handoff():
-    """While any block is timed in this process, a thread that wants the GIL back gets it within
-    :data:`TIMED_SWITCH_INTERVAL_S`, not Python's 5 ms. A timed call waits for the GPU with the GIL released
-    (``torch.cuda.synchronize``); when another thread of the process runs Python meanwhile (the runner's other
-    evaluations: static checks, frames, ``/proc`` polls), taking the GIL back used to wait for that thread's whole
-    switch interval, and the end event, recorded after the wait, counted it: on the CPU a 2 ms call beside one busy
-    thread measured 7.4 ms, 2.4 ms with this. The previous interval comes back when the last timed block ends."""
+    """While any block is timed in this process: a thread that wants the GIL back gets it within
+    :data:`TIMED_SWITCH_INTERVAL_S`, not Python's 5 ms, and the cyclic garbage collector does not run.
+
+    A timed call waits for the GPU with the GIL released (``torch.cuda.synchronize``); when another thread of the
+    process runs Python meanwhile (the runner's other evaluations: static checks, frames, ``/proc`` polls), taking
+    the GIL back used to wait for that thread's whole switch interval, and the end event, recorded after the wait,
+    counted it: on the CPU a 2 ms call beside one busy thread measured 7.4 ms, 2.4 ms with this
+    (``benchmarks/gil_handoff.py``). A collection of a large heap (the runner's) is a pause of milliseconds at a
+    random call. The previous interval and collector state come back when the last timed block ends."""
     with _switch_lock:
         if not _switch_state["timers"]:
-            _switch_state["saved"] = _get_switch()
+            _switch_state["saved"], _switch_state["gc"] = _get_switch(), _gc_enabled()
             _set_switch(TIMED_SWITCH_INTERVAL_S)
+            _gc_disable()
         _switch_state["timers"] += 1
     try:
         yield
@@ -69,6 +76,8 @@ def fast_gil_handoff():
             _switch_state["timers"] -= 1
             if not _switch_state["timers"]:
                 _set_switch(_switch_state["saved"])
+                if _switch_state["gc"]:
+                    _gc_enable()
 
 
 #: the byte every scrubbed storage is filled with: NaN in every floating dtype (fp8 to fp64), -1 in every signed
