@@ -1,5 +1,5 @@
 """What a busy thread does to a timed call that waits with the GIL released, with and without the judge's
-short switch interval (:func:`kernelgym.judge.timing.fast_gil_handoff`). CPU only, a few seconds.
+short switch interval (:func:`kernelgym.judge.timing.quiet_for_timing`). CPU only, a few seconds.
 
     python benchmarks/gil_handoff.py [--wait-ms 2] [--calls 50]
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernelgym.judge.timing import fast_gil_handoff  # noqa: E402
+from kernelgym.judge.timing import quiet_for_timing  # noqa: E402
 
 
 def timed_waits(wait_s: float, calls: int) -> list[float]:
@@ -47,12 +47,12 @@ def main() -> int:
     thread.start()
     try:
         plain = timed_waits(args.wait_ms / 1e3, args.calls)
-        with fast_gil_handoff():
+        with quiet_for_timing():
             handed = timed_waits(args.wait_ms / 1e3, args.calls)
     finally:
         stop.set()
         thread.join()
-    for name, times in (("default switch interval", plain), ("fast_gil_handoff", handed)):
+    for name, times in (("default switch interval", plain), ("quiet_for_timing", handed)):
         print(f"{name:<24} median {statistics.median(times):.2f} ms, worst {max(times):.2f} ms "
               f"(the call waits {args.wait_ms:.2f} ms)")
     return 0

@@ -3,6 +3,7 @@ judge refuses to run candidates where the sandbox cannot be set up unless the us
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -58,20 +59,28 @@ print(json.dumps(result.to_dict()))
 
 
 @needs_sandbox
-def test_a_frozen_worker_has_every_process_stopped(tmp_path):
+@contextlib.contextmanager
+def idle_sandboxed_worker():
+    """A sandboxed CPU worker that has run nothing, once its three processes (bwrap, its init, the interpreter)
+    exist; yields it and their pids, discards it after."""
     from kernelgym.judge.launch import WorkerLauncher
     from kernelgym.judge.process import descendants
     from kernelgym.judge.runner import worker_env
 
-    launcher = WorkerLauncher(lambda scratch: worker_env(scratch, on_cpu=True))
-    worker = launcher.take()
+    worker = WorkerLauncher(lambda scratch: worker_env(scratch, on_cpu=True)).take()
     try:
         deadline = time.monotonic() + 30
-        while len(descendants(worker.proc.pid)) < 3 and time.monotonic() < deadline:  # bwrap, its init, python
+        while len(descendants(worker.proc.pid)) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         members = descendants(worker.proc.pid)
         assert len(members) >= 3
+        yield worker, members
+    finally:
+        worker.discard()
 
+
+def test_a_frozen_worker_has_every_process_stopped(tmp_path):
+    with idle_sandboxed_worker() as (worker, members):
         def states():
             out = []
             for pid in members:
@@ -85,47 +94,28 @@ def test_a_frozen_worker_has_every_process_stopped(tmp_path):
         worker.freeze(False)
         time.sleep(0.2)
         assert "T" not in states()
-    finally:
-        worker.discard()
 
 
 def test_asking_a_worker_where_it_is_stuck_does_not_kill_its_sandbox(tmp_path):
     """The stack dump is asked of the worker's interpreter only: SIGUSR1 kills bwrap, whose processes carry the
     bootstrap in their arguments too, and the worker died with it before it could dump (a timeout then named no
     line, on a loaded machine)."""
-    from kernelgym.judge.launch import WorkerLauncher
-    from kernelgym.judge.process import descendants
-    from kernelgym.judge.runner import worker_env
+    from kernelgym.judge.launch import is_worker_interpreter
 
-    launcher = WorkerLauncher(lambda scratch: worker_env(scratch, on_cpu=True))
-    worker = launcher.take()
-    try:
+    def catches_sigusr1(pid: int) -> bool:  # the worker has set up its stack dump (faulthandler)
+        with open(f"/proc/{pid}/status") as f:
+            mask = next(line for line in f if line.startswith("SigCgt:")).split()[1]
+        return bool(int(mask, 16) & (1 << (signal.SIGUSR1 - 1)))
+
+    with idle_sandboxed_worker() as (worker, members):
+        interpreter = next(pid for pid in members if is_worker_interpreter(pid))
         deadline = time.monotonic() + 30
-        while len(descendants(worker.proc.pid)) < 3 and time.monotonic() < deadline:  # bwrap, its init, python
-            time.sleep(0.05)
-        members = descendants(worker.proc.pid)
-        assert len(members) >= 3
-
-        def catches_sigusr1(pid: int) -> bool:  # the worker has set up its stack dump (faulthandler)
-            with open(f"/proc/{pid}/status") as f:
-                mask = next(line for line in f if line.startswith("SigCgt:")).split()[1]
-            return bool(int(mask, 16) & (1 << (signal.SIGUSR1 - 1)))
-
-        from kernelgym.judge.launch import BOOTSTRAP
-
-        def runs_bootstrap(pid: int) -> bool:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                return f.read().split(b"\0")[1:2] == [BOOTSTRAP.encode()]
-
-        interpreter = next(pid for pid in members if runs_bootstrap(pid))
         while not catches_sigusr1(interpreter) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert worker.stuck_line() is None  # it runs no candidate: no line, and nothing killed
         time.sleep(0.2)
         assert worker.alive() and all(os.path.exists(f"/proc/{pid}") for pid in members)
         assert "Current thread" in worker.log_tail() or "Thread" in worker.log_tail()  # the interpreter dumped
-    finally:
-        worker.discard()
 
 
 @needs_sandbox

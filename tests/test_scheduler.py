@@ -146,21 +146,13 @@ def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_tas
 
 
 def bootstrap_workers() -> set[int]:
-    """Processes of judge workers (bwrap and the interpreter running the bootstrap) descended from this process."""
+    """The interpreters of judge workers descended from this process (one per live worker)."""
     import os
 
-    from kernelgym.judge.launch import BOOTSTRAP
+    from kernelgym.judge.launch import is_worker_interpreter
     from kernelgym.judge.process import descendants
 
-    alive = set()
-    for pid in descendants(os.getpid())[1:]:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if BOOTSTRAP.encode() in f.read():
-                    alive.add(pid)
-        except OSError:
-            pass
-    return alive
+    return {pid for pid in descendants(os.getpid())[1:] if is_worker_interpreter(pid)}
 
 
 class WorkerWatchingLock(RecordingLock):

@@ -78,6 +78,16 @@ _new_spawner()
 os.register_at_fork(after_in_child=_new_spawner)
 
 
+def is_worker_interpreter(pid: int) -> bool:
+    """Whether ``pid`` is a worker's Python interpreter (running the bootstrap as its script), read from the
+    runner's own ``/proc``. bwrap's processes carry the bootstrap among their arguments too, but not as ``argv[1]``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")[1:2] == [BOOTSTRAP.encode()]
+    except OSError:
+        return False
+
+
 def spawn(argv: list[str], **popen_kwargs) -> subprocess.Popen:
     """``subprocess.Popen(argv, **popen_kwargs)``, run on the process's spawning thread (see :data:`_SPAWNER`)."""
     return _SPAWNER.submit(subprocess.Popen, argv, **popen_kwargs).result()
@@ -126,15 +136,12 @@ class StartedWorker:
             return None
         before = os.fstat(self.log_fd).st_size
         for pid in descendants(self.proc.pid):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:  # the runner's own /proc, not the worker's files
-                    argv = f.read().split(b"\0")
-                # the interpreter running the bootstrap (argv[1]) only: bwrap's own processes carry the bootstrap
-                # in their arguments too, and SIGUSR1 kills bwrap, and with it the worker before it could dump
-                if len(argv) > 1 and argv[1] == BOOTSTRAP.encode():
+            # the interpreter only: SIGUSR1 kills bwrap, and with it the worker before it could dump
+            if is_worker_interpreter(pid):
+                try:
                     os.kill(pid, signal.SIGUSR1)
-            except OSError:
-                pass
+                except OSError:
+                    pass
         lines: list[str] = []
         waited_until = time.monotonic() + STUCK_DUMP_WAIT_S  # a loaded machine may schedule the dump late
         while not lines and time.monotonic() < waited_until:

@@ -3,7 +3,7 @@
 Method on a GPU, for every timed call: fresh inputs, an L2 flush (a write over a buffer larger than the L2), a
 device-wide synchronize, a start event, the call, a device-wide synchronize (so work on any other stream is
 waited for), an end event. Warm-up calls come first. Each block runs with a short GIL switch interval and no
-cyclic garbage collection (:func:`fast_gil_handoff`), so the thread that times gets the GIL back at once after
+cyclic garbage collection (:func:`quiet_for_timing`), so the thread that times gets the GIL back at once after
 each wait and no collection pauses a call. Calls repeat until the 95% confidence half-width of the mean is at most
 ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than ``min_runs``.
 The judge interleaves blocks of candidate calls with blocks of reference calls (:func:`alternate`).
@@ -53,7 +53,7 @@ _switch_state = {"timers": 0, "saved": 0.005, "gc": True}
 
 
 @contextlib.contextmanager
-def fast_gil_handoff():
+def quiet_for_timing():
     """While any block is timed in this process: a thread that wants the GIL back gets it within
     :data:`TIMED_SWITCH_INTERVAL_S`, not Python's 5 ms, and the cyclic garbage collector does not run.
 
@@ -172,7 +172,7 @@ class CallTimer:
         the judge compares one of them, chosen after the block, with the reference. With ``scrub_released``, each
         call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the timed interval."""
         block: list[float] = []
-        with _no_grad(), fast_gil_handoff():
+        with _no_grad(), quiet_for_timing():
             for _ in range(calls):
                 args = self.make_args(len(self.times))
                 self.flusher()
