@@ -3,7 +3,8 @@
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
 #   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
-#   over 200 s on the H200); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
+#   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
+#   solution, more than the part's 230 s for all of them); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
@@ -26,7 +27,7 @@ if run smoke; then
 fi
 if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"
-  timeout -s INT 230 python3 -m kernelgym.cli eval kernelgym/suite/solutions/triton --out "$OUT/eval" --profile full --device cuda:0 \
+  timeout -s INT 230 python3 -m kernelgym.cli eval kernelgym/suite/solutions/triton --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
     --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval.txt"
   timeout -s INT 80 python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
     --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect.txt"

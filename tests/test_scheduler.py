@@ -77,6 +77,71 @@ def test_a_timer_gets_the_gpu_within_one_step_and_sharers_resume_after_its_block
             assert holding == 0
 
 
+def test_a_stream_of_timers_delays_a_sharer_by_at_most_the_bound_and_one_block():
+    bound_s, block_s = 0.3, 0.05
+    lock = SharedExclusiveLock(sharer_wait_bound_s=bound_s)
+    stop = threading.Event()
+    waits: list[float] = []
+
+    def timer():  # two of these: one always waits while the other holds, so without a bound no sharer gets in
+        while not stop.is_set():
+            with lock.exclusive():
+                time.sleep(block_s)
+
+    def sharer():
+        for _ in range(3):
+            asked = time.monotonic()
+            with lock.shared():
+                waits.append(time.monotonic() - asked)
+                time.sleep(0.02)
+            time.sleep(0.1)
+
+    timers = [threading.Thread(target=timer, daemon=True) for _ in range(2)]
+    for t in timers:
+        t.start()
+    time.sleep(0.1)
+    s = threading.Thread(target=sharer)
+    s.start()
+    s.join(timeout=10)
+    stop.set()
+    for t in timers:
+        t.join(timeout=5)
+    assert len(waits) == 3, "the sharer never got in while timers kept coming"
+    assert max(waits) <= bound_s + block_s + 0.15
+    assert min(waits) >= bound_s - 0.05  # and timers kept their preference below the bound
+
+
+def test_timers_still_pass_sharers_that_have_waited_less_than_the_bound():
+    lock = SharedExclusiveLock(sharer_wait_bound_s=5.0)
+    order: list[str] = []
+    holding = threading.Event()
+
+    def first_sharer():
+        with lock.shared():
+            holding.set()
+            time.sleep(0.2)
+        order.append("first sharer out")
+
+    def timer():
+        holding.wait()
+        with lock.exclusive():
+            order.append("timer")
+            time.sleep(0.1)
+
+    def late_sharer():  # asks after the timer: waits for it (writer preference)
+        holding.wait()
+        time.sleep(0.05)
+        with lock.shared():
+            order.append("late sharer")
+
+    threads = [threading.Thread(target=f) for f in (first_sharer, timer, late_sharer)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=5)
+    assert order == ["first sharer out", "timer", "late sharer"]
+
+
 @pytest.mark.timeout(300)
 def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
     from conftest import GOOD

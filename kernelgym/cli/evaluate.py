@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from kernelgym.cli.errors import CliError
@@ -91,12 +92,17 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
         raise CliError(f"{out} already holds a report ({', '.join(earlier)}); pass --force to overwrite it "
                        "(or --resume to reuse its results)")
     tasks = load_tasks(args.tasks)
-    with ray_evaluator(args) as pool:
-        evaluation = evaluate_folder(root, tasks, out, backend=args.backend, profile=profile,
-                                     device=args.device, jobs=args.jobs, resume=args.resume,
-                                     ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,
-                                     cache_dir=args.cache_dir, evaluator=pool, progress=not args.no_progress,
-                                     torch_policy=args.torch_policy)
+    try:
+        with ray_evaluator(args) as pool:
+            evaluation = evaluate_folder(root, tasks, out, backend=args.backend, profile=profile,
+                                         device=args.device, jobs=args.jobs, resume=args.resume,
+                                         ps=args.p or metrics.DEFAULT_PS, ks=args.k or metrics.DEFAULT_KS,
+                                         cache_dir=args.cache_dir, evaluator=pool, progress=not args.no_progress,
+                                         torch_policy=args.torch_policy)
+    except KeyboardInterrupt:
+        print(f"interrupted: the results so far are kept in {out / 'results.jsonl'}; add --resume to continue",
+              file=sys.stderr)
+        raise
     overall = evaluation.report["overall"]
     print(f"{overall['n']} files, {overall['tasks']} tasks: {overall['compiled']} compiled, "
           f"{overall['correct']} correct")

@@ -194,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
             return code
         except BrokenPipeError:
             return _pipe_closed()
+        except KeyboardInterrupt:  # evaluations in flight were ended on the way out (LocalEvaluator.close)
+            print("kernelgym: interrupted", file=sys.stderr)
+            return 130
         except (CliError, TaskError, ValueError, OSError) as exc:
             print(f"kernelgym: error: {exc}", file=sys.stderr)
             return 2

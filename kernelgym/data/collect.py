@@ -198,6 +198,8 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
             except BaseException:
                 for future in futures:
                     future.cancel()
+                if owned:  # end the evaluations in flight, so the episodes running now fail at once
+                    shared.close(abort=True)
                 raise
     finally:
         writer.close()

@@ -72,12 +72,17 @@ class JudgePool:
     def hardware_json(self) -> str | None:
         return self.evaluator.hardware_json()
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Close the evaluator made here (one given stays the caller's); ``abort`` ends the evaluations running
+        now instead of waiting for them (see :meth:`~kernelgym.evaluators.LocalEvaluator.close`)."""
         if self._owned:
-            self.evaluator.close()
+            if isinstance(self.evaluator, LocalEvaluator):
+                self.evaluator.close(abort=abort)
+            else:
+                self.evaluator.close()
 
     def __enter__(self) -> "JudgePool":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        self.close(abort=exc_type is not None)

@@ -5,6 +5,7 @@ and :func:`as_evaluator`, which checks that an object is an Evaluator (:mod:`ker
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +17,9 @@ from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
 
 __all__ = ["LocalEvaluator", "ThreadJudges", "as_evaluator"]
+
+#: how often closing with ``abort`` kills the workers in flight again (one may have started since the last pass)
+ABORT_POLL_S = 0.1
 
 
 class ThreadJudges:
@@ -93,6 +97,8 @@ class LocalEvaluator:
             self._judges = ThreadJudges(device=self.device, cache_dir=cache_dir, **judge_kwargs)
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._in_flight = 0  # evaluations running on the pool's threads (:meth:`close` with ``abort``)
+        self._aborted = False  # closed with ``abort``: no more work
         self._hardware_json: str | None = None
 
     # -- the Evaluator protocol -------------------------------------------------------------------------
@@ -124,11 +130,21 @@ class LocalEvaluator:
                 self._hardware_json = detect(self.device).to_json()
         return self._hardware_json
 
-    def close(self) -> None:
-        """End the threads and stop the spare workers of the judges made here (a Judge given is left open)."""
+    def close(self, abort: bool = False) -> None:
+        """End the threads and stop the spare workers of the judges made here (a Judge given is left open).
+        Evaluations queued and not started are cancelled (their futures report it); those running finish first, or
+        with ``abort`` (what ``with`` does when its block raises, e.g. on Ctrl-C) are ended at once: their
+        workers are killed (:meth:`~kernelgym.judge.runner.Judge.abort`) until no evaluation runs, so closing takes
+        seconds, not the rest of the batch; after that the evaluator refuses new work (RuntimeError)."""
         with self._lock:
             executor, self._executor = self._executor, None
+            self._aborted = self._aborted or abort
         if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+            while abort and self._running():
+                for judge in self.judges():
+                    judge.abort()
+                time.sleep(ABORT_POLL_S)
             executor.shutdown(wait=True)
         if self._judges is not None:
             self._judges.close()
@@ -145,23 +161,36 @@ class LocalEvaluator:
     def __enter__(self) -> "LocalEvaluator":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        self.close(abort=exc_type is not None)
+
+    def _running(self) -> int:
+        """Evaluations running on the pool's threads now."""
+        with self._lock:
+            return self._in_flight
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._lock:
+            if self._aborted:
+                raise RuntimeError("this LocalEvaluator was closed with abort=True: make a new one")
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(self.max_workers, thread_name_prefix="kernelgym-judge")
             return self._executor
 
     def _evaluate(self, task: Task, text: str, backend: str, profile: Any, torch_policy: str,
                   batch=None) -> EvalResult:
-        if self._judge is not None:
-            with _judge_lock(self._judge):
-                return self._judge.evaluate(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
-                                            batch=batch)
-        return self._judges.get().evaluate(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
-                                           batch=batch)
+        with self._lock:
+            self._in_flight += 1
+        try:
+            if self._judge is not None:
+                with _judge_lock(self._judge):
+                    return self._judge.evaluate(task, text, backend=backend, profile=profile,
+                                                torch_policy=torch_policy, batch=batch)
+            return self._judges.get().evaluate(task, text, backend=backend, profile=profile,
+                                               torch_policy=torch_policy, batch=batch)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
 
 
 def as_evaluator(obj: Any) -> Evaluator:

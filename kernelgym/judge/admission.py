@@ -13,11 +13,19 @@ import threading
 import time
 
 
+#: longest a sharer waits while timers keep coming (seconds): past it, no new timer starts until the sharers
+#: waiting then have entered. Timers keep their preference below it, so short waits never split a timing stage
+SHARER_WAIT_BOUND_S = 5.0
+
+
 class SharedExclusiveLock:
     """``shared()`` may be held by many threads at once; ``exclusive()`` by one thread with no sharer.
 
     A waiting exclusive holder blocks new sharers (writer preference), so timing is never starved by a stream of
-    compilations.
+    compilations; but not for ever: a sharer that has waited ``sharer_wait_bound_s`` opens the door to every sharer
+    waiting at that moment, and no exclusive holder enters until they all have. So a stream of timers (many
+    evaluations timing one block after another) delays a sharer by at most the bound plus one exclusive hold, and a
+    timer by at most the steps of the sharers admitted before it.
 
     With ``keep_holds`` > 0 the lock also keeps its last ``keep_holds`` holds in :attr:`holds`, each
     ``(kind, start, end)``: ``"shared"`` or ``"exclusive"``, and ``time.monotonic()`` seconds from acquiring to
@@ -26,11 +34,15 @@ class SharedExclusiveLock:
     ``benchmarks/throughput.py``).
     """
 
-    def __init__(self, keep_holds: int = 0):
+    def __init__(self, keep_holds: int = 0, sharer_wait_bound_s: float = SHARER_WAIT_BOUND_S):
         self._cond = threading.Condition()
         self._sharers = 0
         self._writer = False
         self._writers_waiting = 0
+        self.sharer_wait_bound_s = float(sharer_wait_bound_s)
+        self._tickets = 0  # sharers that have asked so far; each waiting sharer holds its number
+        self._waiting: set[int] = set()  # tickets of the sharers waiting now
+        self._admit_upto = 0  # sharers with a ticket up to this one enter even while timers wait
         self.holds: collections.deque = collections.deque(maxlen=max(0, int(keep_holds)))
 
     @contextlib.contextmanager
@@ -45,11 +57,26 @@ class SharedExclusiveLock:
         finally:
             self.holds.append((kind, start, time.monotonic()))
 
+    def _admitted_waiting(self) -> bool:
+        """Whether a sharer let in past the timers is still waiting (then no timer may enter)."""
+        return any(ticket <= self._admit_upto for ticket in self._waiting)
+
     @contextlib.contextmanager
     def shared(self):
         with self._cond:
-            while self._writer or self._writers_waiting:
-                self._cond.wait()
+            self._tickets += 1
+            ticket, overdue_at = self._tickets, time.monotonic() + self.sharer_wait_bound_s
+            self._waiting.add(ticket)
+            try:
+                while self._writer or (self._writers_waiting and ticket > self._admit_upto):
+                    remaining = overdue_at - time.monotonic()
+                    if remaining <= 0 and ticket > self._admit_upto:  # waited long enough: every sharer waiting
+                        self._admit_upto = self._tickets                # now goes before the next timer
+                        self._cond.notify_all()
+                        continue
+                    self._cond.wait(remaining if ticket > self._admit_upto else None)
+            finally:
+                self._waiting.discard(ticket)
             self._sharers += 1
         try:
             with self._held("shared"):
@@ -63,9 +90,11 @@ class SharedExclusiveLock:
     def exclusive(self):
         with self._cond:
             self._writers_waiting += 1
-            while self._writer or self._sharers:
-                self._cond.wait()
-            self._writers_waiting -= 1
+            try:
+                while self._writer or self._sharers or self._admitted_waiting():
+                    self._cond.wait()
+            finally:
+                self._writers_waiting -= 1
             self._writer = True
         try:
             with self._held("exclusive"):

@@ -41,8 +41,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -105,22 +106,39 @@ class StartedWorker:
     sandboxed: bool
     sock: socket.socket | None = None  # the runner's end of the fd socket (device handover), when there is one
     killed: bool = False
+    aborted: bool = False  # :meth:`abort` killed it: its evaluation was abandoned by the caller
+    _kill_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def kill(self) -> None:
         """Kill the worker's whole process group (once) and close the channel; the scratch directory stays."""
-        if self.killed:
-            return
-        self.killed = True
-        kill_group(self.proc)
+        with self._kill_lock:
+            if self.killed:
+                return
+            self.killed = True
+            kill_group(self.proc)
         try:
             os.close(self.read_fd)
         except OSError:
             pass
         if self.sock is not None:
             self.sock.close()
+
+    def abort(self) -> None:
+        """From any thread: ``SIGKILL`` every process of the worker now, and mark it :attr:`aborted`. Nothing is
+        reaped or closed here (the thread that owns the worker reads end-of-file and then calls :meth:`kill`), and
+        nothing is sent once :meth:`kill` has run, so a reaped process's id is never signalled."""
+        with self._kill_lock:
+            if self.killed or self.proc.returncode is not None:
+                return
+            self.aborted = True
+            signal_tree(self.proc.pid, signal.SIGKILL)
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def freeze(self, frozen: bool) -> None:
         """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the worker: the sandbox process and all its

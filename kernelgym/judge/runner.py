@@ -31,7 +31,7 @@ from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import secret_seed
-from kernelgym.judge.launch import WorkerLauncher
+from kernelgym.judge.launch import StartedWorker, WorkerLauncher
 from kernelgym.judge.process import LOG_TAIL_CHARS
 from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401  (COMPILE_LOCK re-exported)
@@ -124,6 +124,7 @@ class Judge:
         handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
         self.device_transfer = handover and not self.on_cpu
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer)
+        self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ class Judge:
         build_dir = extension_dir(self.cache_dir, source) if result.backend == "cuda" else None
         if build_dir is not None:
             build_dir.mkdir(parents=True, exist_ok=True)
-        worker = self.launcher.take([build_dir] if build_dir is not None else None)
+        worker = self._in_flight = self.launcher.take([build_dir] if build_dir is not None else None)
         init_seed = plan.init_seed if plan is not None else secret_seed() % 100_003
         request = {
             "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
@@ -294,6 +295,7 @@ class Judge:
                     worker.kill()
             finally:
                 session.memory_hold.close()
+                self._in_flight = None
             if not result.log_tail.startswith("First compiler errors"):
                 printed = worker.log_tail()
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
@@ -314,6 +316,15 @@ class Judge:
     def idle_worker_pids(self) -> list[int]:
         """Process groups of workers started ahead that have run no candidate code (see :mod:`.launch`)."""
         return self.launcher.idle_pids()
+
+    def abort(self) -> None:
+        """From any thread: end the evaluation running now, if any, by killing its worker
+        (:meth:`~kernelgym.judge.launch.StartedWorker.abort`). It returns at once as ``crashed`` with the flag
+        ``aborted``: a verdict about the caller, not the candidate, never to be recorded. The judge stays usable.
+        What closing an evaluator on an interrupt does (:meth:`kernelgym.evaluators.LocalEvaluator.close`)."""
+        worker = self._in_flight
+        if worker is not None:
+            worker.abort()
 
     def close(self) -> None:
         """Stop the spare worker, if any. The judge stays usable (the next evaluation starts a worker)."""

@@ -160,6 +160,10 @@ class Session:
         except Exception:  # noqa: BLE001
             code = None
         how = sandbox.describe_exit(code, self.worker.sandboxed)
+        if self.worker.aborted:
+            reason = "the evaluation was aborted by its caller (Judge.abort: the evaluator was closed under it)"
+            self.result.add_flag("aborted", reason)
+            return Verdict("crashed", f"{reason}; no verdict on the candidate")
         if self.stage_name == "startup":  # before any candidate code ran: the judge's fault, said plainly
             last = " | ".join(self.worker.log_tail().strip().splitlines()[-3:])
             return Verdict("crashed", f"the judge's worker process {how} while starting, before the candidate was "
