@@ -315,6 +315,23 @@ def test_the_memory_reservation_ends_only_after_the_worker_is_dead(tmp_path, rel
 
 
 @pytest.mark.timeout(300)
+def test_waiting_for_gpu_memory_is_reported_as_gpu_wait(tmp_path, relu_task):
+    from conftest import GOOD
+    from kernelgym.judge.admission import MemoryBudget
+
+    class SlowBudget(MemoryBudget):  # another evaluation holds the memory for 1.5 s
+        @contextlib.contextmanager
+        def reserve(self, nbytes):
+            time.sleep(1.5)
+            with super().reserve(nbytes):
+                yield
+
+    result = cpu_judge_with_budget(tmp_path, SlowBudget(1 << 30)).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert result.durations["gpu_wait"] >= 1.5
+
+
+@pytest.mark.timeout(300)
 def test_running_out_of_gpu_memory_is_retried_once_with_the_memory_alone(tmp_path, relu_task):
     """Out of memory with the GPU shared is the judge's doing: the evaluation runs again with the whole budget; an
     out-of-memory error then is the candidate's verdict. Any other error is not retried."""

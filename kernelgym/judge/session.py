@@ -181,9 +181,11 @@ class Session:
         """Every stage after start-up, in the table's order; raises the :class:`Verdict` of the first failure."""
         try:
             self.expect(Event.READY)
-            waited = time.monotonic()
+            asked = time.monotonic()
             self.memory_hold.enter_context(self.admission.memory(self.memory_need))
-            self.postpone(time.monotonic() - waited)
+            waited = time.monotonic() - asked
+            self.postpone(waited)
+            self.waited_s += waited  # reported as gpu_wait, beside the lock's waits, not hidden in start-up
             self._gpu_stages(n_standard, n_outlier, n_recheck)
         finally:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
