@@ -61,6 +61,9 @@ def test_correct_kernel_passes_every_trial(judge, relu_task):
     assert result.timing_meaningful is False and "not meaningful" in result.message
     assert result.runtime_ms > 0 and result.baseline_ms > 0
     assert set(result.durations) >= {"format", "static", "compile", "correctness", "timing", "total"}
+    d = result.durations  # steps inside the stages: where their time goes
+    assert 0 < d["trials"] <= d["correctness"] + d["recheck"] and d["reference"] > 0
+    assert 0 < d["profiled_forward"] < d["correctness"]
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -33,7 +33,9 @@ torch_policy       the torch-use policy the candidate was judged under: ``strict
 flags              list of ``{"name", "reason"}``: hack / anomaly flags raised by the guards
 durations          seconds spent per stage, rounded to the millisecond, e.g. ``{"static": 0.001, "compile": 1.2, ...}``;
                    ``gpu_wait``: the part of them spent waiting for the GPU behind other evaluations (never
-                   charged to the candidate's limits or timing budget)
+                   charged to the candidate's limits or timing budget); and steps inside the stages, without the
+                   waits: ``trials`` (every correctness and recheck trial), ``reference`` (the runner computing the
+                   reference's outputs, for the trials and the checked timed calls), ``profiled_forward``
 versions           library versions on the evaluating side
 hardware           short hardware description (name, kind)
 =================  ====================================================================================

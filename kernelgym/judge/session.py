@@ -202,9 +202,9 @@ class Session:
             self.expect(Event.LOADED)
         self.enter("correctness")
         for i in range(n_standard + n_outlier):
-            with self.gpu():
+            with self.gpu(), self.step("trials"):
                 self.trial(i, "standard" if i < n_standard else "outlier")
-        with self.gpu():
+        with self.gpu(), self.step("profiled_forward"):
             self.profile()
         if self.prof.compile_baseline and not self.settings.on_cpu:
             with self.gpu():
@@ -214,7 +214,7 @@ class Session:
         if n_recheck:
             self.enter("recheck")
             for i in range(n_recheck):
-                with self.gpu():
+                with self.gpu(), self.step("trials"):
                     self.trial(n_standard + n_outlier + i, "recheck")
         self.send(Command.STOP)
 
@@ -237,6 +237,18 @@ class Session:
                 yield
             finally:
                 self._holding_alone = False
+
+    @contextlib.contextmanager
+    def step(self, name: str):
+        """Add the time of the block to ``durations[name]`` (a step inside the stages, measured inside its GPU
+        hold, so without the waits): where a stage's time goes, e.g. ``trials`` and ``reference`` (the runner
+        computing the reference's outputs, part of the trials) within ``correctness``."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            spent = time.monotonic() - started
+            self.result.durations[name] = round(self.result.durations.get(name, 0.0) + spent, 3)
 
     def run_build(self) -> None:
         """Build-only session: the worker executes the text (building its extension) and stops."""
@@ -265,8 +277,9 @@ class Session:
         def compute():
             return self.reference.outputs(self.task, self.init_seed, seed, outlier)
 
-        refs = self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
-            else compute()
+        with self.step("reference"):
+            refs = self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
+                else compute()
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         self._note_reference(refs, seed)
         check = self._receive_and_check(refs, outlier, seed)
