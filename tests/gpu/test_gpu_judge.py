@@ -96,3 +96,22 @@ def test_outputs_handed_over_on_the_device_give_the_same_verdicts(tmp_path, monk
         assert device_transfer.HANDOVERS["file"] == before.get("file", 0)
     finally:
         judge.close()
+
+
+def test_an_evaluation_leaves_no_unused_gpu_memory_cached_in_the_runner(tmp_path):
+    """The reference's outputs and the copies of the candidate's (4.9 GB each for L1/15_relu) go back to the driver
+    when the evaluation ends, so the memory its reservation covered is free for the next evaluation's worker."""
+    from pathlib import Path
+
+    from kernelgym.judge.runner import Judge
+    from kernelgym.tasks import load_tasks
+
+    root = Path(__file__).resolve().parents[2]
+    task = load_tasks().get("L1/15_relu")
+    text = (root / "kernelgym" / "suite" / "solutions" / "triton" / "L1" / "15_relu.py").read_text()
+    judge = Judge(device="cuda:0", cache_dir=tmp_path)
+    result = judge.evaluate(task, text)
+    assert result.status == "ok", result.message
+    cached_unused = torch.cuda.memory_reserved(0) - torch.cuda.memory_allocated(0)
+    print("\ncached unused", cached_unused, "allocated", torch.cuda.memory_allocated(0))
+    assert cached_unused < (1 << 30)
