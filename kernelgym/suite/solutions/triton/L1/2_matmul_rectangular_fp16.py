@@ -1,4 +1,8 @@
-"""Triton solution: tiled fp16 tensor-core matmul (fp32 accumulation) with masked edges for odd sizes."""
+"""Triton solution: tiled fp16 tensor-core matmul (fp32 accumulation) with masked edges for odd sizes.
+
+N = 7000 gives B rows of 14000 bytes: Triton only assumes a stride divisible by 16 (elements) aligned, so every load
+of B would be split into single elements. B is first copied into rows padded to a multiple of 64 elements (84 MB,
+a few percent of the matmul's time), whose loads are 16-byte vectors; the padding is never read (masked on N)."""
 import torch
 import torch.nn as nn
 import triton
@@ -41,6 +45,25 @@ def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask_m & mask_n)
 
 
+@triton.jit
+def _pad_rows_kernel(src_ptr, dst_ptr, C, src_stride, dst_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < C
+    vals = tl.load(src_ptr + row * src_stride + offs, mask=mask)
+    tl.store(dst_ptr + row * dst_stride + offs, vals, mask=mask)
+
+
+def padded_rows(b, multiple=64):
+    """``b`` (rows x cols, unit column stride) copied into rows whose stride is a multiple of ``multiple``."""
+    rows, cols = b.shape
+    stride = triton.cdiv(cols, multiple) * multiple
+    out = torch.empty((rows, stride), device=b.device, dtype=b.dtype)
+    BLOCK = 1024
+    _pad_rows_kernel[(rows, triton.cdiv(cols, BLOCK))](b, out, cols, b.stride(0), stride, BLOCK=BLOCK)
+    return out
+
+
 def matmul(a, b, stride_bk, stride_bn, M, N, K):
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
@@ -59,4 +82,7 @@ class ModelNew(nn.Module):
     def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         M, K = A.shape
         N = B.shape[1]
+        A = A.contiguous()
+        if B.stride(1) != 1 or B.stride(0) % 16:
+            B = padded_rows(B.contiguous())
         return matmul(A, B, B.stride(0), B.stride(1), M, N, K)
