@@ -63,6 +63,29 @@ def test_a_killed_actor_is_restarted_and_its_work_retried(pool, relu_task):
     assert all(r.status == "ok" for r in results), [r.message for r in results]
 
 
+def test_closing_with_abort_ends_the_evaluations_in_flight_at_once(cluster, relu_task, tmp_path):
+    from conftest import worker_processes
+    from kernelgym.evaluators.ray_pool import RayEvalPool
+
+    p = RayEvalPool(num_gpus=1, concurrency_per_gpu=2, dedupe=False, gpus_per_actor=0,
+                    judge_kwargs={"cache_dir": str(tmp_path)})
+    actor_pid = p.actor_info()[0]["pid"]
+    hang = candidate(pre="while True: pass")  # stuck until the compile stage's 120 s limit
+    futures = [p.submit(relu_task, hang) for _ in range(2)]
+    time.sleep(8)  # both running in the actor by now
+    assert worker_processes(owner=actor_pid)
+    started = time.monotonic()
+    p.close(abort=True)
+    assert time.monotonic() - started < 30
+    results = [f.result(timeout=0) for f in futures]
+    assert [r.status for r in results] == ["crashed", "crashed"]
+    assert all("abort=True" in r.message for r in results), [r.message for r in results]
+    deadline = time.monotonic() + 15  # the actor's workers die with it
+    while worker_processes(owner=actor_pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert worker_processes(owner=actor_pid) == []
+
+
 def test_backpressure_bounds_in_flight_work(cluster, relu_task, tmp_path):
     from kernelgym.evaluators.ray_pool import RayEvalPool
 

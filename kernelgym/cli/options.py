@@ -68,8 +68,12 @@ def ray_evaluator(args: argparse.Namespace):
         raise CliError(f"cannot reach Ray cluster {args.ray!r}: {str(exc).splitlines()[0][:200]}") from None
     try:
         yield pool
-    finally:
+    except BaseException:  # Ctrl-C or an error: the evaluations in flight are not waited for
+        pool.close(abort=True)
+        raise
+    else:
         pool.close()
+    finally:
         if started_here:
             ray.shutdown()
 

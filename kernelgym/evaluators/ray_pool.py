@@ -163,6 +163,7 @@ class RayEvalPool:
         self._executor = cf.ThreadPoolExecutor(max_workers=self.max_in_flight, thread_name_prefix="kg-pool")
         self._next = 0
         self._lock = threading.Lock()
+        self._aborted = False  # close(abort=True) killed the actors
         self.dedupe = dedupe
         self._memo: "collections.OrderedDict[str, cf.Future]" = collections.OrderedDict()
         self._arch: str | None = None
@@ -215,9 +216,18 @@ class RayEvalPool:
         index = {f: i for i, f in enumerate(futures)}
         return ((index[f], f.result()) for f in cf.as_completed(futures))
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Stop the actors (their judges' spare workers with them). Evaluations in flight finish first; with
+        ``abort`` (what ``kernelgym eval --ray`` does on Ctrl-C) the actors are killed at once instead, every
+        evaluation in flight returns ``crashed`` without a retry, and those queued are cancelled."""
         import ray
 
+        if abort:
+            self._aborted = True
+            for actor in self.actors:
+                ray.kill(actor, no_restart=True)
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            return
         self._executor.shutdown(wait=True)
         try:  # spares would also exit on their own once the actor is gone (their stdin reaches end of file)
             ray.get([actor.shutdown.remote() for actor in self.actors], timeout=60)
@@ -261,10 +271,13 @@ class RayEvalPool:
             except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
                 self.stats["actor_failures"] += 1
                 last_error = exc
+                if self._aborted:  # killed by close(abort=True): no retry
+                    break
         return EvalResult(task_id=task.id, backend=backend, status="crashed", stage="compile",
                           torch_policy=torch_policy,
-                          message=f"the evaluation actor died twice while evaluating this candidate "
-                                  f"({type(last_error).__name__})")
+                          message="the pool was closed with abort=True while this candidate was evaluated"
+                          if self._aborted else f"the evaluation actor died twice while evaluating this candidate "
+                                                f"({type(last_error).__name__})")
 
     @staticmethod
     def _wait_alive(actor, timeout: float = 120.0) -> None:
