@@ -86,11 +86,13 @@ def test_ctrl_c_stops_eval_at_once_and_keeps_the_rows_written(tmp_path, where):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
     try:
         results = out / "results.jsonl"
-        wait_for(lambda: results.exists() and results.read_text().count("\n") >= 1, 120, "the first row")
         if where == "local":
+            wait_for(lambda: results.exists() and results.read_text().count("\n") >= 1, 120, "the first row")
             workers = wait_for(lambda: worker_processes(owner=proc.pid), 60, "the hanging candidates' workers")
-        else:  # the workers belong to the Ray actor: let the hanging candidates start there
-            time.sleep(5)
+        else:  # all five run at once in the Ray actor, where the good one's timing waits for the hanging ones'
+            # compile steps (docs/ARCHITECTURE.md, GPU scheduling): interrupt once they run, before any row
+            wait_for(lambda: results.exists(), 120, "the results file")
+            time.sleep(15)
         started = time.monotonic()
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
@@ -100,7 +102,8 @@ def test_ctrl_c_stops_eval_at_once_and_keeps_the_rows_written(tmp_path, where):
     assert proc.returncode == 130, err.decode()[-2000:]
     assert "interrupted" in err.decode() and "--resume" in err.decode()
     rows = [json.loads(line) for line in results.read_text().splitlines()]
-    assert [(r["file"], r["result"]["status"]) for r in rows] == [("L1/1_scaled_relu/0.py", "ok")]
+    assert [(r["file"], r["result"]["status"]) for r in rows] == \
+        ([("L1/1_scaled_relu/0.py", "ok")] if where == "local" else [])
     if where == "local":
         assert workers and worker_processes(owner=proc.pid) == []  # none left behind by the runner that is gone
 

@@ -121,7 +121,8 @@ def test_asking_a_worker_where_it_is_stuck_does_not_kill_its_sandbox(tmp_path):
 @needs_sandbox
 def test_the_worker_cannot_reach_the_runners_cache_home_or_sockets(runtime_judge, relu_task):
     cache = runtime_judge.cache_dir
-    runtime_judge.evaluate(relu_task, GOOD, profile=SHORT)  # fills the baseline cache
+    caching = SHORT.with_overrides(alternate_baseline=False)  # the runner itself leaves the cache as it is
+    runtime_judge.evaluate(relu_task, GOOD, profile=caching)  # fills the baseline cache
     before = (cache / "baselines.json").read_bytes()
     probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
 _reached = []
@@ -135,8 +136,9 @@ except OSError:
     pass
 if _reached:
     raise RuntimeError("reached " + ", ".join(_reached))''')
-    result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)
+    result = runtime_judge.evaluate(relu_task, probe, profile=caching)
     assert result.status == "ok", (result.message, result.log_tail[-500:])
+    assert result.runtime_spread["baseline"] == "cached"
     assert (cache / "baselines.json").read_bytes() == before
 
 

@@ -53,22 +53,30 @@ def test_a_timer_that_returns_the_wrong_count_is_an_error():
         alternate({"a": lambda calls: [1.0]}, TimingConfig(min_runs=5))
 
 
-def test_the_judge_interleaves_the_reference_then_caches_it(tmp_path, relu_task):
+def test_the_judge_interleaves_the_reference_then_caches_it_when_the_profile_allows(tmp_path, relu_task):
     from kernelgym.judge.runner import Judge
 
     judge = Judge(device="cpu", cache_dir=tmp_path)
     cfg = TimingConfig(warmup=1, min_runs=3, max_runs=9, block=3, budget_s=60, rel_ci=0.0)
-    quick = get_profile("quick").with_overrides(cpu_timing=cfg)
-    first = judge.evaluate(relu_task, GOOD, profile=quick)
+    caching = get_profile("quick").with_overrides(cpu_timing=cfg, alternate_baseline=False)
+    first = judge.evaluate(relu_task, GOOD, profile=caching)
     assert first.status == "ok", first.message
     assert first.runtime_spread["n"] == 9 and first.runtime_spread["baseline_n"] == 9
     assert first.runtime_spread["baseline"] == "interleaved"
-    second = judge.evaluate(relu_task, GOOD, profile=quick)
+    second = judge.evaluate(relu_task, GOOD, profile=caching)
     assert second.runtime_spread["baseline"] == "cached" and second.baseline_ms == first.baseline_ms
-    full = get_profile("full").with_overrides(cpu_timing=cfg)
-    third = judge.evaluate(relu_task, GOOD, profile=full)  # benchmarking: the reference is timed afresh
-    assert third.status == "ok", third.message
-    assert third.runtime_spread["baseline"] == "interleaved" and third.baseline_ms != first.baseline_ms
+    for name in ("quick", "full"):  # both built-in profiles time the reference afresh, beside every candidate
+        again = judge.evaluate(relu_task, GOOD, profile=get_profile(name).with_overrides(cpu_timing=cfg))
+        assert again.status == "ok", again.message
+        assert again.runtime_spread["baseline"] == "interleaved" and again.baseline_ms != first.baseline_ms
+
+
+@pytest.mark.parametrize("alone, expected", [(9.0, 9.0), (9.85, 10.0), (10.4, 10.0)])
+def test_a_baseline_block_timed_alone_lowers_the_baseline_only_beyond_the_ci_target(alone, expected):
+    from kernelgym.judge.timing import confirmed_baseline_ms
+
+    # 10 ms interleaved, 2% target: 9.0 is a slowed reference corrected; 9.85 is noise, not taken; 10.4 never
+    assert confirmed_baseline_ms(10.0, alone, 0.02) == expected
 
 
 def test_the_runner_bound_is_relative_and_rejects_large_lies():

@@ -2,9 +2,11 @@
 
 =========  ===========================================================================================
 quick      the RL inner loop: 5 standard trials + 1 outlier trial; timing until the 95% CI is within 2%
-           of the median or 2 s; the eager reference cached per task (timed interleaved with the first
-           candidate of the task); 1 trial again after timing; no torch.compile baseline. Stage limits:
-           compile 120 s, correctness 60 s (GPU) / 120 s (CPU), timing 60 s.
+           of the median or 2 s; the eager reference timed afresh, interleaved with the candidate, every
+           time (a figure cached from another moment carries that moment's load and GPU temperature:
+           on the H200 a task's cached eager figure was 9.7% off its value measured alone); 1 trial
+           again after timing; no torch.compile baseline. Stage limits: compile 120 s, correctness 60 s
+           (GPU) / 120 s (CPU), timing 60 s.
 full       benchmarking: 8 standard trials + 3 outlier trials; timing until the CI is within 1% or 10 s;
            the eager reference timed afresh, interleaved with the candidate, every time; a torch.compile
            baseline; 2 trials again after timing.
@@ -46,7 +48,7 @@ class EvalProfile:
 
 
 PROFILES: dict[str, EvalProfile] = {
-    "quick": EvalProfile("quick", trials=5, outlier_trials=1, recheck_after_timing=True,
+    "quick": EvalProfile("quick", trials=5, outlier_trials=1, recheck_after_timing=True, alternate_baseline=True,
                          timing=TimingConfig(warmup=2, min_runs=5, max_runs=100, budget_s=2.0, rel_ci=0.02)),
     "full": EvalProfile("full", trials=8, outlier_trials=3, recheck_after_timing=True, compile_baseline=True,
                         alternate_baseline=True,

@@ -345,9 +345,11 @@ class Judge:
     # -- after the worker ---------------------------------------------------------------------------------
     def _confirm_baseline(self, task: Task, prof: EvalProfile, base: dict) -> dict:
         """One more block of the eager reference, timed with the worker dead: a candidate that kept the GPU busy
-        while the reference was timed (work queued before it was frozen) cannot have slowed the baseline, which is
-        the smaller of the two medians."""
+        while the reference was timed (work queued before it was frozen) cannot have slowed the baseline by more
+        than the profile's CI target (:func:`~kernelgym.judge.timing.confirmed_baseline_ms`)."""
         import statistics
+
+        from kernelgym.judge.timing import confirmed_baseline_ms
 
         if self.on_cpu or not base.get("median_ms"):
             return base
@@ -355,8 +357,9 @@ class Judge:
         with self.admission.exclusive():  # alone means alone: no other evaluation's steps on the GPU either
             timer = self.reference.timer(task, prof)
             alone = statistics.median(timer.time_block(max(cfg.min_runs, cfg.block), []))
-        if alone < base["median_ms"]:
-            return {**base, "median_ms": alone, "how": f"{base.get('how')}, lowered by a block timed alone"}
+        confirmed = confirmed_baseline_ms(base["median_ms"], alone, cfg.rel_ci)
+        if confirmed != base["median_ms"]:
+            return {**base, "median_ms": confirmed, "how": f"{base.get('how')}, lowered by a block timed alone"}
         return base
 
     def _record_timing(self, res: EvalResult, task: Task, prof: EvalProfile, session: Session) -> None:

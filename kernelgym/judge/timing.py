@@ -209,6 +209,16 @@ def converged(times: list[float], config: TimingConfig) -> bool:
     return s["ci95_ms"] <= config.rel_ci * s["median_ms"]
 
 
+def confirmed_baseline_ms(interleaved_ms: float, alone_ms: float, rel_ci: float) -> float:
+    """The eager reference's figure once a block of it has been timed again with the candidate's worker dead:
+    ``alone_ms`` when it is more than ``rel_ci`` (the profile's CI target) below ``interleaved_ms`` - the candidate
+    may have slowed the reference while they alternated - else ``interleaved_ms``. Taking the smaller of the two
+    every time would let one short block's noise lower the baseline in about half the evaluations (on the H200,
+    speedups of one candidate judged twice alone differed by 5% in median); a candidate can still slow the
+    reference by up to ``rel_ci`` unseen, which is within the timing's own stated precision."""
+    return alone_ms if alone_ms < interleaved_ms * (1.0 - rel_ci) else interleaved_ms
+
+
 def time_calls(fn: Callable, make_args: Callable[[int], list], device: str, config: TimingConfig,
                flusher: L2Flusher | None = None) -> list[float]:
     """Warm up, then time calls one by one until :func:`converged`, ``budget_s`` or ``max_runs``; per-call ms."""
