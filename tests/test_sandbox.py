@@ -190,9 +190,31 @@ def test_an_extension_builds_with_ninja_inside_the_sandbox(tmp_path, relu_task):
     must allow that (CUDA candidates build the same way on a GPU)."""
     from kernelgym.judge.runner import Judge
 
-    text = kernel_forward(indent("return launch(x)"), imports="from torch.utils.cpp_extension import load_inline",
-                          extra='''
-_ext = load_inline(name="kg_cpp_probe", cpp_sources="int add_one(int x) { return x + 1; }", functions=["add_one"])
-assert _ext.add_one(41) == 42''')
-    result = Judge(device="cpu", cache_dir=tmp_path, static_checks=False).evaluate(relu_task, text, profile=SHORT)
+    result = Judge(device="cpu", cache_dir=tmp_path, static_checks=False).evaluate(relu_task, cpp_probe(),
+                                                                                   profile=SHORT)
     assert result.status == "ok", (result.message, result.log_tail[-800:])
+
+
+def cpp_probe(body: str = "return x + 1;") -> str:
+    """The honest candidate, plus a C++ extension built with load_inline at import (``add_one``, whose body is
+    ``body``) and checked."""
+    return kernel_forward(indent("return launch(x)"), imports="from torch.utils.cpp_extension import load_inline",
+                          extra=f'''
+_ext = load_inline(name="kg_cpp_probe", cpp_sources="int add_one(int x) {{ {body} }}", functions=["add_one"])
+assert _ext.add_one(41) == 42''')
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_a_build_without_a_gpu_gives_the_build_verdict_or_leaves_the_build_cached(tmp_path, relu_task):
+    """Judge.prebuild (what a GPU judge runs for CUDA candidates before taking a GPU worker): a failing build is
+    the verdict; a good one returns None and stays in the source-keyed build cache."""
+    from kernelgym.judge.compile import extension_dir
+    from kernelgym.judge.runner import Judge
+
+    builder = Judge(device="cpu", cache_dir=tmp_path, static_checks=False)
+    broken = builder.prebuild(relu_task, cpp_probe("return x + ;"))
+    assert broken is not None and broken.status == "compile_error", broken and broken.message
+    good = cpp_probe()
+    assert builder.prebuild(relu_task, good) is None
+    assert any(extension_dir(tmp_path, good).rglob("*.so"))

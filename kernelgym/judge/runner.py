@@ -125,6 +125,7 @@ class Judge:
         self.device_transfer = handover and not self.on_cpu
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer)
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
+        self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)
         weakref.finalize(self, self.launcher.close)
 
     # ------------------------------------------------------------------------------------------------------
@@ -150,6 +151,11 @@ class Judge:
             if backend == "cuda" and self.on_cpu:
                 raise Verdict("unsupported", "CUDA candidates cannot run on this device (no GPU); use the triton "
                                               "backend or evaluate on a GPU")
+            if backend == "cuda":
+                failed = self._build_without_gpu(task, text, source, prof, result)
+                if failed is not None:
+                    failed.durations["total"] = round(time.monotonic() - started, 3)
+                    return failed
             self._run_worker_or_retry_alone(result, task, source, prof, batch)
             result.stage, result.status = "done", "ok"
             result.message = self._ok_message(result)
@@ -230,6 +236,27 @@ class Judge:
             result.status, result.message = verdict.status, verdict.message
             return result
         return None
+
+    def _build_without_gpu(self, task: Task, text: str, source: str, prof: EvalProfile,
+                           result: EvalResult) -> EvalResult | None:
+        """Build a CUDA candidate (``load_inline``: 65 s cold on the H200 machine) in a worker that sees no GPU,
+        before the GPU worker is taken: built there, the GPU worker's build-and-first-forward step, which holds the
+        GPU shared and so keeps every timer waiting, only loads the cached build. The build's failure verdict is
+        returned as the evaluation's (``durations["prebuild"]`` either way). Nothing to do when the source's build
+        is already in the cache (a Ray pool prebuilds on its CPU workers)."""
+        if any(extension_dir(self.cache_dir, source).rglob("*.so")):
+            return None
+        started = time.monotonic()
+        if self._builder is None:
+            self._builder = Judge(device="cpu", cache_dir=self.cache_dir, static_checks=self.static_checks,
+                                  memory_limit_bytes=self.memory_limit_bytes, sandbox=self.sandbox)
+        failed = self._builder.prebuild(task, text, arch=self.hardware().compute_capability, profile=prof,
+                                        torch_policy=result.torch_policy)
+        result.durations["prebuild"] = round(time.monotonic() - started, 3)
+        if failed is not None:
+            failed.device, failed.durations = result.device, {**failed.durations, **result.durations}
+            failed.flags = result.flags + [f for f in failed.flags if f not in result.flags]
+        return failed
 
     def _run_worker_or_retry_alone(self, result: EvalResult, task: Task, source: str, prof: EvalProfile,
                                    plan: BatchPlan | None) -> None:
@@ -337,10 +364,14 @@ class Judge:
         worker = self._in_flight
         if worker is not None:
             worker.abort()
+        if self._builder is not None:
+            self._builder.abort()
 
     def close(self) -> None:
         """Stop the spare worker, if any. The judge stays usable (the next evaluation starts a worker)."""
         self.launcher.close()
+        if self._builder is not None:
+            self._builder.close()
 
     # -- after the worker ---------------------------------------------------------------------------------
     def _confirm_baseline(self, task: Task, prof: EvalProfile, base: dict) -> dict:

@@ -115,3 +115,26 @@ def test_an_evaluation_leaves_no_unused_gpu_memory_cached_in_the_runner(tmp_path
     cached_unused = torch.cuda.memory_reserved(0) - torch.cuda.memory_allocated(0)
     print("\ncached unused", cached_unused, "allocated", torch.cuda.memory_allocated(0))
     assert cached_unused < (1 << 30)
+
+
+def test_a_cuda_candidate_is_built_without_the_gpu_before_its_evaluation(tmp_path):
+    """load_inline's build runs in a worker that sees no GPU, before the GPU worker is taken, so the GPU worker's
+    shared build-and-first-forward step (which keeps every timer waiting) only loads the cached build; a failing
+    build is the verdict."""
+    from pathlib import Path
+
+    from kernelgym.judge.runner import Judge
+    from kernelgym.tasks import load_tasks
+
+    root = Path(__file__).resolve().parents[2]
+    task = load_tasks().get("L1/15_relu")
+    text = (root / "kernelgym" / "suite" / "solutions" / "cuda" / "L1" / "15_relu.py").read_text()
+    judge = Judge(device="cuda:0", cache_dir=tmp_path)
+    result = judge.evaluate(task, text, backend="cuda")
+    assert result.status == "ok", result.message
+    print("\nprebuild", result.durations)
+    assert result.durations["prebuild"] > 5 * result.durations["compile"]
+    broken = judge.evaluate(task, text.replace("return x < 0.f ? 0.f : x;", "return x < 0.f ? 0.f : ;"),
+                            backend="cuda")
+    assert broken.status == "compile_error" and "prebuild" in broken.durations, broken.message
+    assert "NVIDIA" in broken.device
