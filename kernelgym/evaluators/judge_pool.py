@@ -75,11 +75,8 @@ class JudgePool:
     def close(self, abort: bool = False) -> None:
         """Close the evaluator made here (one given stays the caller's); ``abort`` ends the evaluations running
         now instead of waiting for them (see :meth:`~kernelgym.evaluators.LocalEvaluator.close`)."""
-        if self._owned:
-            if isinstance(self.evaluator, LocalEvaluator):
-                self.evaluator.close(abort=abort)
-            else:
-                self.evaluator.close()
+        if self._owned:  # made here: always a LocalEvaluator (its own, or the wrapper of a Judge given)
+            self.evaluator.close(abort=abort)
 
     def __enter__(self) -> "JudgePool":
         return self
