@@ -101,14 +101,11 @@ def test_outputs_handed_over_on_the_device_give_the_same_verdicts(tmp_path, monk
 def test_an_evaluation_leaves_no_unused_gpu_memory_cached_in_the_runner(tmp_path):
     """The reference's outputs and the copies of the candidate's (4.9 GB each for L1/15_relu) go back to the driver
     when the evaluation ends, so the memory its reservation covered is free for the next evaluation's worker."""
-    from pathlib import Path
-
     from kernelgym.judge.runner import Judge
-    from kernelgym.tasks import load_tasks
+    from kernelgym.tasks import load_tasks, solution_path
 
-    root = Path(__file__).resolve().parents[2]
     task = load_tasks().get("L1/15_relu")
-    text = (root / "kernelgym" / "suite" / "solutions" / "triton" / "L1" / "15_relu.py").read_text()
+    text = solution_path(task).read_text()
     judge = Judge(device="cuda:0", cache_dir=tmp_path)
     result = judge.evaluate(task, text)
     assert result.status == "ok", result.message
@@ -121,14 +118,11 @@ def test_a_cuda_candidate_is_built_without_the_gpu_before_its_evaluation(tmp_pat
     """load_inline's build runs in a worker that sees no GPU, before the GPU worker is taken, so the GPU worker's
     shared build-and-first-forward step (which keeps every timer waiting) only loads the cached build; a failing
     build is the verdict."""
-    from pathlib import Path
-
     from kernelgym.judge.runner import Judge
-    from kernelgym.tasks import load_tasks
+    from kernelgym.tasks import load_tasks, solution_path
 
-    root = Path(__file__).resolve().parents[2]
     task = load_tasks().get("L1/15_relu")
-    text = (root / "kernelgym" / "suite" / "solutions" / "cuda" / "L1" / "15_relu.py").read_text()
+    text = solution_path(task, "cuda").read_text()
     judge = Judge(device="cuda:0", cache_dir=tmp_path)
     result = judge.evaluate(task, text, backend="cuda")
     assert result.status == "ok", result.message
