@@ -88,6 +88,12 @@ def run_kernelbench(kb_root: Path, problem: Path, kernel: Path, timeout_s: float
     return out
 
 
+def out_of_memory(kb: dict) -> bool:
+    """Whether KernelBench's run failed for want of GPU memory: with several of its subprocesses at once on one GPU
+    that says nothing about the kernel, so such a row counts as not judged (rerun alone, or by ``--resume``)."""
+    return "out of memory" in json.dumps(kb).lower()
+
+
 def agreement(rows: list[dict], policy: str, key: str) -> float | None:
     pairs = [(r["kernelbench"][key], r["kernelgym"][policy][key]) for r in rows
              if "kernelbench" in r and policy in r["kernelgym"]]
@@ -144,22 +150,33 @@ def judge_with_kernelbench(items: list, rows: list[dict], policies: list[str], a
     time in seconds."""
     started = time.monotonic()
     todo = [i for i, row in enumerate(rows) if "kernelbench" not in row]
-    with ThreadPoolExecutor(max_workers=args.kb_jobs) as pool:
-        def submit(k: int):
-            _, _, ref, path = items[todo[k]]
-            return pool.submit(run_kernelbench, args.kernelbench, ref, path, args.timeout_s)
+    ran = len(todo)
+    for jobs in (args.kb_jobs, 1):   # then what ran out of memory beside the others, alone
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            def submit(k: int):
+                _, _, ref, path = items[todo[k]]
+                return pool.submit(run_kernelbench, args.kernelbench, ref, path, args.timeout_s)
 
-        for k, future in as_completed_within(submit, len(todo), args.kb_jobs, deadline):
-            row = rows[todo[k]]
-            row["kernelbench"] = kb = future.result()
-            print(f"{row['kernel']:<34} KernelBench compiled={kb['compiled']!s:<5} correct={kb['correct']!s:<5} "
-                  f"({kb['wall_s']:.1f} s) | kernelgym "
-                  + " ".join(f"{p}={row['kernelgym'].get(p, {}).get('status', '-')}" for p in policies), flush=True)
-            save(args.json, rows, {})
+            for k, future in as_completed_within(submit, len(todo), jobs, deadline):
+                row = rows[todo[k]]
+                row["kernelbench"] = kb = future.result()
+                kb["at_once"] = jobs
+                print(f"{row['kernel']:<34} KernelBench compiled={kb['compiled']!s:<5} correct={kb['correct']!s:<5} "
+                      f"({kb['wall_s']:.1f} s, {jobs} at once{', out of memory' if out_of_memory(kb) else ''}) | "
+                      "kernelgym " + " ".join(f"{p}={row['kernelgym'].get(p, {}).get('status', '-')}"
+                                              for p in policies), flush=True)
+                save(args.json, rows, {})
+        todo = [i for i in todo if out_of_memory(rows[i].get("kernelbench", {}))]
+        for i in todo:
+            rows[i].pop("kernelbench")
+        if not todo or jobs == 1:
+            break
+        ran += len(todo)
     wall = time.monotonic() - started
     done = sum("kernelbench" in row for row in rows)
-    print(f"KernelBench: {done} of {len(rows)} kernels judged, {len(todo)} this run in {wall:.0f} s "
-          f"({3600 * len(todo) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {args.kb_jobs} at once)", flush=True)
+    print(f"KernelBench: {done} of {len(rows)} kernels judged, {ran} runs this time in {wall:.0f} s "
+          f"({3600 * ran / max(wall, 1e-9):.0f} runs per GPU-hour, {args.kb_jobs} at once, then out-of-memory ones "
+          f"alone)", flush=True)
     return round(wall, 1)
 
 
@@ -218,7 +235,7 @@ def main() -> int:
         for row in rows:
             earlier = done.get(row["kernel"], {})
             row["kernelgym"].update(earlier.get("kernelgym", {}))
-            if "kernelbench" in earlier:
+            if "kernelbench" in earlier and not out_of_memory(earlier["kernelbench"]):
                 row["kernelbench"] = earlier["kernelbench"]
         print(f"resumed from {args.resume}: {len(done)} rows", flush=True)
 
