@@ -74,6 +74,11 @@ def problem_file(kb_root: Path, level: int, problem: int) -> Path | None:
     return hits[0] if hits else None
 
 
+def _ends(text: str, head: int = 200, tail: int = 400) -> str:
+    """The start and the end of a long message (the exception's name is at one end, its last words at the other)."""
+    return text if len(text) <= head + tail else f"{text[:head]} [...] {text[-tail:]}"
+
+
 def run_kernelbench(kb_root: Path, problem: Path, kernel: Path, timeout_s: float) -> dict:
     started = time.monotonic()
     try:
@@ -81,22 +86,28 @@ def run_kernelbench(kb_root: Path, problem: Path, kernel: Path, timeout_s: float
                                str(kernel)], capture_output=True, text=True, timeout=timeout_s)
         line = next((x for x in done.stdout.splitlines() if x.startswith("KBRESULT ")), None)
         out = json.loads(line[len("KBRESULT "):]) if line else {
-            "compiled": False, "correct": False, "error": (done.stderr or done.stdout)[-400:]}
+            "compiled": False, "correct": False, "error": _ends(done.stderr or done.stdout)}
     except subprocess.TimeoutExpired:
         out = {"compiled": False, "correct": False, "error": f"timeout after {timeout_s:.0f} s"}
     out["wall_s"] = round(time.monotonic() - started, 2)
     return out
 
 
-def out_of_memory(kb: dict) -> bool:
-    """Whether KernelBench's run failed for want of GPU memory: with several of its subprocesses at once on one GPU
-    that says nothing about the kernel, so such a row counts as not judged (rerun alone, or by ``--resume``)."""
-    return "out of memory" in json.dumps(kb).lower()
+#: what KernelBench's run says when the GPU's memory ran out (torch's exception and message, the allocator's hint)
+OUT_OF_MEMORY = re.compile(r"out of memory|OutOfMemoryError|is allocated by PyTorch", re.IGNORECASE)
+
+
+def not_judged(kb: dict) -> bool:
+    """Whether KernelBench's run says nothing about the kernel: it ran out of GPU memory (several of its
+    subprocesses at once on one GPU, each holding its problem's inputs and outputs) or hit this script's time limit
+    (KernelBench has none of its own). Such a row counts as not judged: rerun alone with ``--alone-timeout-s``, or
+    by ``--resume``."""
+    return bool(OUT_OF_MEMORY.search(json.dumps(kb))) or str(kb.get("error", "")).startswith("timeout after")
 
 
 def agreement(rows: list[dict], policy: str, key: str) -> float | None:
     pairs = [(r["kernelbench"][key], r["kernelgym"][policy][key]) for r in rows
-             if "kernelbench" in r and policy in r["kernelgym"]]
+             if "kernelbench" in r and not not_judged(r["kernelbench"]) and policy in r["kernelgym"]]
     return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
 
 
@@ -150,32 +161,29 @@ def judge_with_kernelbench(items: list, rows: list[dict], policies: list[str], a
     time in seconds."""
     started = time.monotonic()
     todo = [i for i, row in enumerate(rows) if "kernelbench" not in row]
-    ran = len(todo)
-    for jobs in (args.kb_jobs, 1):   # then what ran out of memory beside the others, alone
+    ran = 0
+    for jobs, limit in ((args.kb_jobs, args.timeout_s), (1, args.alone_timeout_s)):  # then the not judged, alone
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             def submit(k: int):
                 _, _, ref, path = items[todo[k]]
-                return pool.submit(run_kernelbench, args.kernelbench, ref, path, args.timeout_s)
+                return pool.submit(run_kernelbench, args.kernelbench, ref, path, limit)
 
             for k, future in as_completed_within(submit, len(todo), jobs, deadline):
                 row = rows[todo[k]]
                 row["kernelbench"] = kb = future.result()
-                kb["at_once"] = jobs
+                kb["at_once"], ran = jobs, ran + 1
                 print(f"{row['kernel']:<34} KernelBench compiled={kb['compiled']!s:<5} correct={kb['correct']!s:<5} "
-                      f"({kb['wall_s']:.1f} s, {jobs} at once{', out of memory' if out_of_memory(kb) else ''}) | "
+                      f"({kb['wall_s']:.1f} s, {jobs} at once{', NOT JUDGED' if not_judged(kb) else ''}) | "
                       "kernelgym " + " ".join(f"{p}={row['kernelgym'].get(p, {}).get('status', '-')}"
                                               for p in policies), flush=True)
                 save(args.json, rows, {})
-        todo = [i for i in todo if out_of_memory(rows[i].get("kernelbench", {}))]
-        for i in todo:
-            rows[i].pop("kernelbench")
+        todo = [i for i in todo if not_judged(rows[i].get("kernelbench", {}))]  # kept, marked, until rerun
         if not todo or jobs == 1:
             break
-        ran += len(todo)
     wall = time.monotonic() - started
-    done = sum("kernelbench" in row for row in rows)
+    done = sum("kernelbench" in row and not not_judged(row["kernelbench"]) for row in rows)
     print(f"KernelBench: {done} of {len(rows)} kernels judged, {ran} runs this time in {wall:.0f} s "
-          f"({3600 * ran / max(wall, 1e-9):.0f} runs per GPU-hour, {args.kb_jobs} at once, then out-of-memory ones "
+          f"({3600 * ran / max(wall, 1e-9):.0f} runs per GPU-hour, {args.kb_jobs} at once, then the not judged "
           f"alone)", flush=True)
     return round(wall, 1)
 
@@ -205,6 +213,8 @@ def main() -> int:
     ap.add_argument("--skip-kernelgym", action="store_true", help="run KernelBench's side only (with --resume)")
     ap.add_argument("--resume", type=Path, default=None,
                     help="a JSON this script wrote: its verdicts are kept and only what is missing is run")
+    ap.add_argument("--alone-timeout-s", type=float, default=400.0,
+                    help="KernelBench's limit per kernel when a run that was not judged is repeated alone")
     ap.add_argument("--kb-jobs", type=int, default=1, help="KernelBench subprocesses at once (default 1, as it runs)")
     ap.add_argument("--budget-s", type=float, default=math.inf,
                     help="start nothing new after this many seconds (what runs finishes; rows are saved)")
@@ -235,7 +245,7 @@ def main() -> int:
         for row in rows:
             earlier = done.get(row["kernel"], {})
             row["kernelgym"].update(earlier.get("kernelgym", {}))
-            if "kernelbench" in earlier and not out_of_memory(earlier["kernelbench"]):
+            if "kernelbench" in earlier and not not_judged(earlier["kernelbench"]):
                 row["kernelbench"] = earlier["kernelbench"]
         print(f"resumed from {args.resume}: {len(done)} rows", flush=True)
 
@@ -253,8 +263,11 @@ def main() -> int:
                    "correct_agreement": agreement(rows, p, "correct")} for p in policies}
     summary["seconds"] = walls
     print(json.dumps(summary, indent=1))
+    unjudged = [row["kernel"] for row in rows if "kernelbench" in row and not_judged(row["kernelbench"])]
+    if unjudged:
+        print(f"not judged by KernelBench (out of memory or time limit; rerun with --resume): {', '.join(unjudged)}")
     for row in rows:
-        if "kernelbench" not in row:
+        if "kernelbench" not in row or not_judged(row["kernelbench"]):
             continue
         for p in [p for p in policies if p in row["kernelgym"]]:
             ours, theirs = row["kernelgym"][p], row["kernelbench"]
