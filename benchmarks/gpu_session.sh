@@ -7,6 +7,7 @@
 #   solution, more than the part's 230 s for all of them); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
+#   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first) (cuda);
 #   LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench) (agreement)
@@ -40,7 +41,8 @@ if run throughput; then
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi
 if run cuda; then
-  timeout 330 python3 benchmarks/cuda_solutions.py --concurrency 12 --json "$OUT/cuda.json" 2>&1 | grep -v USDT | tee "$OUT/cuda.txt"
+  timeout ${CUDA_TIMEOUT:-540} python3 benchmarks/cuda_solutions.py --concurrency 12 --serial ${CUDA_SERIAL:-1} \
+    --json "$OUT/cuda.json" 2>&1 | grep -v USDT | tee "$OUT/cuda.txt"
 fi
 if run repeats; then
   timeout $(( ${REP_BUDGET_S:-70} + 40 )) python3 benchmarks/bench_solutions.py --repeats 5 --profile ${REP_PROFILE:-full} \
