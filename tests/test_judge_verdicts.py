@@ -66,6 +66,18 @@ def test_correct_kernel_passes_every_trial(judge, relu_task):
     assert 0 < d["profiled_forward"] < d["correctness"]
 
 
+def test_an_autotuned_kernel_runs_its_first_config_on_the_interpreter(judge, relu_task):
+    """Triton's sweep benchmarks on a GPU and fails on the interpreter ("0 active drivers"): there the judge keeps
+    the first config only. The second config here would compute the wrong values, so ok means the first ran."""
+    text = GOOD.replace("@triton.jit", '@triton.autotune(configs=[triton.Config({"FACTOR": 2.0}), '
+                                       'triton.Config({"FACTOR": 3.0})], key=["n"])\n@triton.jit')
+    text = text.replace("BLOCK: tl.constexpr):", "BLOCK: tl.constexpr, FACTOR: tl.constexpr):")
+    text = text.replace("tl.maximum(x, 0.0) * 2.0", "tl.maximum(x, 0.0) * FACTOR")
+    assert text.count("FACTOR") == 4
+    result = judge.evaluate(relu_task, text, profile=SHORT)
+    assert result.status == "ok", result.message + result.log_tail
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_failure_gets_its_status_then_env_still_judges_a_good_kernel(name, unguarded_judge):
     text, status, words = CASES[name]

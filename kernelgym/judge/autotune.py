@@ -3,8 +3,10 @@
 A candidate's autotune sweep compiles and benchmarks every config at its first launch; some real kernels list dozens
 of configs and spend 50-100 s there. The worker applies :func:`bound_autotune` before the candidate is imported:
 each ``@triton.autotune`` keeps at most ``max_configs`` configs (the first ones, in the candidate's order) and the
-sweep's own benchmarking is capped by Triton's ``warmup``/``rep`` defaults. The bound is part of the evaluation
-contract (docs/ARCHITECTURE.md); a candidate that needs a particular config should list it first.
+sweep's own benchmarking is capped by Triton's ``warmup``/``rep`` defaults. On the CPU interpreter the bound is one
+config: there is no GPU to benchmark on (Triton's sweep fails there with "0 active drivers"), so the first config
+is used. The bound is part of the evaluation contract (docs/ARCHITECTURE.md); a candidate that needs a particular
+config should list it first.
 """
 
 from __future__ import annotations
