@@ -85,4 +85,4 @@ def test_every_autotune_config_of_the_solutions_is_correct():
     out = subprocess.run([sys.executable, "-c", EVERY_CONFIG], capture_output=True, text=True, timeout=600,
                          env={**os.environ, "TRITON_INTERPRET": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
-    assert int(out.stdout.split("CHECKED")[-1]) >= 8 + 8 + 5 + 5  # the matmul, sum and (log-)softmax sweeps
+    assert int(out.stdout.split("CHECKED")[-1]) >= 4 * 5  # the matmul, sum, softmax and log-softmax sweeps
