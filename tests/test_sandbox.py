@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -124,11 +125,22 @@ def test_the_worker_cannot_reach_the_runners_cache_home_or_sockets(runtime_judge
     caching = SHORT.with_overrides(alternate_baseline=False)  # the runner itself leaves the cache as it is
     runtime_judge.evaluate(relu_task, GOOD, profile=caching)  # fills the baseline cache
     before = (cache / "baselines.json").read_bytes()
+    # a checkout or venv under a home directory is bound (read-only) into the sandbox, so the directories above it
+    # exist there; each of them may show only the next step towards a bound path, nothing else of any home
+    shown: dict[str, set[str]] = {"/home": set()}
+    for bound in map(Path, sandbox.read_only_paths()):
+        if bound.is_relative_to("/home"):
+            for depth in range(2, len(bound.parts)):
+                shown.setdefault(str(Path(*bound.parts[:depth])), set()).add(bound.parts[depth])
     probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
 _reached = []
-for path in ({str(cache / "baselines.json")!r}, "/root/.bashrc", "/run", "/var/run", "/home"):
+for path in ({str(cache / "baselines.json")!r}, "/root/.bashrc", "/run", "/var/run"):
     if os.path.exists(path):
         _reached.append(path)
+for folder, allowed in {shown!r}.items():
+    for name in (os.listdir(folder) if os.path.isdir(folder) else []):
+        if name not in allowed:
+            _reached.append(os.path.join(folder, name))
 try:
     open({str(cache / "baselines.json")!r}, "w").write("{{}}")
     _reached.append("wrote the cache")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import textwrap
@@ -89,6 +90,12 @@ def test_wheel_ships_the_bundled_suite(tmp_path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=sys.platform != "win32").create(env_dir)
     python = env_dir / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    # when this test itself runs in a venv (CI's), its packages (torch...) are not the system's: the new venv sees
+    # them through a .pth of plain paths, after its own site-packages (so the wheel's kernelgym comes first) and
+    # without running the .pth files there (so an editable install of the source tree stays out)
+    site_dir = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    Path(site_dir, "_parent_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed",
                     "--no-compile", str(wheel)], check=True, timeout=300, cwd=tmp_path)
 

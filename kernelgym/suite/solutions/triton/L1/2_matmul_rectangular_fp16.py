@@ -13,9 +13,11 @@ import triton.language as tl
 #: the tile shape the earlier, fixed version used first; then the shapes Hopper's tensor cores usually run best with.
 #: The sweep (at the first call, per M/N/K) keeps the fastest; every config is one more compilation in each fresh
 #: worker, so the list is short.
-MATMUL_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
-                  for bm, bn, bk, w, s in [(128, 128, 64, 8, 3), (128, 256, 64, 8, 3), (256, 128, 64, 8, 3),
-                                           (128, 128, 64, 4, 4), (128, 256, 32, 8, 4)]]
+MATMUL_CONFIGS = [triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8},
+                                num_warps=8, num_stages=3)]
+MATMUL_CONFIGS += [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
+                   for bm, bn, bk, w, s in [(128, 256, 64, 8, 3), (256, 128, 64, 8, 3), (128, 128, 64, 4, 4),
+                                            (128, 256, 32, 8, 4)]]
 
 
 @triton.autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
