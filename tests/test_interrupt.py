@@ -89,8 +89,8 @@ def test_ctrl_c_stops_eval_at_once_and_keeps_the_rows_written(tmp_path, where):
         if where == "local":
             wait_for(lambda: results.exists() and results.read_text().count("\n") >= 1, 120, "the first row")
             workers = wait_for(lambda: worker_processes(owner=proc.pid), 60, "the hanging candidates' workers")
-        else:  # all five run at once in the Ray actor, where the good one's timing waits for the hanging ones'
-            # compile steps (docs/ARCHITECTURE.md, GPU scheduling): interrupt once they run, before any row
+        else:  # all five run at once in the Ray actor; the good one's timing may wait for the hanging ones'
+            # compile steps (docs/ARCHITECTURE.md, GPU scheduling) or get there first: its row may or may not be in
             wait_for(lambda: results.exists(), 120, "the results file")
             time.sleep(15)
         started = time.monotonic()
@@ -101,9 +101,11 @@ def test_ctrl_c_stops_eval_at_once_and_keeps_the_rows_written(tmp_path, where):
         proc.kill()
     assert proc.returncode == 130, err.decode()[-2000:]
     assert "interrupted" in err.decode() and "--resume" in err.decode()
-    rows = [json.loads(line) for line in results.read_text().splitlines()]
-    assert [(r["file"], r["result"]["status"]) for r in rows] == \
-        ([("L1/1_scaled_relu/0.py", "ok")] if where == "local" else [])
+    rows = [(r["file"], r["result"]["status"]) for r in map(json.loads, results.read_text().splitlines())]
+    if where == "local":
+        assert rows == [("L1/1_scaled_relu/0.py", "ok")]
+    else:  # the good one's row, if it came before the interrupt; never a row for an aborted evaluation
+        assert rows in ([], [("L1/1_scaled_relu/0.py", "ok")])
     if where == "local":
         assert workers and worker_processes(owner=proc.pid) == []  # none left behind by the runner that is gone
 
