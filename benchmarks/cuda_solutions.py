@@ -128,6 +128,7 @@ def main() -> int:
     ap.add_argument("--arch", default=None, help="compute capability to build for (default: the GPU's)")
     ap.add_argument("--build-only", action="store_true", help="phases 1-2 only (no GPU needed with --arch)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N solutions")
+    ap.add_argument("--only", default=None, help="comma-separated task ids: only these solutions")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     import ray
@@ -135,7 +136,14 @@ def main() -> int:
 
     arch = args.arch or "{}.{}".format(*torch.cuda.get_device_capability(0))
     tasks, policy, report = load_tasks(), ReplayPolicy(backend="cuda"), Report(args.json)
-    ids = [i for i in policy.task_ids() if i in tasks][: args.limit]
+    ids = [i for i in policy.task_ids() if i in tasks]
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - set(ids))
+        if unknown:
+            ap.error(f"no CUDA solution for {', '.join(unknown)}")
+        ids = [i for i in ids if i in wanted]
+    ids = ids[: args.limit]
     print(f"{len(ids)} CUDA solutions, building for compute capability {arch}", flush=True)
     root = Path(args.cache_dir)
     shutil.rmtree(root, ignore_errors=True)

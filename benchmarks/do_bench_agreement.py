@@ -81,8 +81,8 @@ def main() -> int:
                 continue
             module = task.load_module(small=False)
             inputs = make_inputs(module, 1, "cuda:0")
-            candidate = build_model(module, load_candidate(text, Path(tmp)), 0, "cuda:0", task.dtype)
-            reference = build_model(module, module.Model, 0, "cuda:0", task.dtype)
+            candidate = build_model(module, load_candidate(text, Path(tmp)), 0, "cuda:0", task.dtype, task.mode)
+            reference = build_model(module, module.Model, 0, "cuda:0", task.dtype, task.mode)
             row = {"task": task_id, "judge_ms": result.runtime_ms, "do_bench_ms": do_bench_ms(candidate, inputs),
                    "judge_eager_ms": result.baseline_ms, "do_bench_eager_ms": do_bench_ms(reference, inputs)}
             row["ratio"] = row["judge_ms"] / row["do_bench_ms"]

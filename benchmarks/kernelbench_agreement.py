@@ -7,10 +7,12 @@ policy, every disagreement with both sides' reasons, and evaluations per GPU-hou
 
     python benchmarks/kernelbench_agreement.py --kernelbench KB_CHECKOUT --kernels KB_CHECKOUT/triton_runs \\
         [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench | --skip-kernelgym] [--kb-jobs 1]
-        [--budget-s S] [--resume earlier.json] [--device-transfer] [--json out.json]
+        [--budget-s S] [--resume earlier.json [--redo-kernelgym]] [--device-transfer] [--json out.json]
 
 A run stopped by ``--budget-s`` or killed keeps every verdict it got in ``--json`` (saved after each one);
-``--resume`` that file (for instance with ``--skip-kernelgym``) to run only what is missing.
+``--resume`` that file (for instance with ``--skip-kernelgym``) to run only what is missing, or with
+``--redo-kernelgym`` to judge every kernel with kernelgym again (after a judge change) and keep KernelBench's
+verdicts; kernelgym judges the kernels KernelBench has judged first.
 
 ``KB_CHECKOUT`` holds KernelBench's evaluator at HEAD (``src/kernelbench``; needs torch, numpy, pydantic; its LLM
 client imports are stubbed where missing) and the problems the kernels were written for (``KernelBench/level*``,
@@ -132,7 +134,10 @@ def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, 
     printing each verdict (with its stage times) as it arrives and filling ``rows[i]["kernelgym"][policy]``;
     returns the wall time in seconds."""
     started = time.monotonic()
-    todo = [i for i, row in enumerate(rows) if policy not in row["kernelgym"]]
+    # the kernels KernelBench has judged first: a run cut short by the budget still adds to the agreement figures
+    todo = sorted((i for i, row in enumerate(rows) if policy not in row["kernelgym"]),
+                  key=lambda i: "kernelbench" not in rows[i])
+    finished = 0
 
     def submit(k: int):
         task, text = items[todo[k]][:2]
@@ -140,6 +145,7 @@ def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, 
 
     for done, (k, future) in enumerate(as_completed_within(submit, len(todo), args.jobs, deadline), 1):
         i, res = todo[k], future.result()
+        finished += 1
         rows[i]["kernelgym"][policy] = {
             "compiled": res.compiled, "correct": res.correct, "status": res.status, "speedup": res.speedup,
             "message": res.message[:300], "flags": [f["name"] for f in res.flags],
@@ -150,8 +156,8 @@ def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, 
         save(args.json, rows, {})
     wall = time.monotonic() - started
     judged = sum(policy in row["kernelgym"] for row in rows)
-    print(f"kernelgym [{policy}]: {judged} of {len(rows)} kernels judged, {len(todo)} this run in {wall:.0f} s "
-          f"({3600 * len(todo) / max(wall, 1e-9):.0f} evaluations per GPU-hour, {args.jobs} at once)", flush=True)
+    print(f"kernelgym [{policy}]: {judged} of {len(rows)} kernels judged, {finished} this run in {wall:.0f} s "
+          f"({3600 * finished / max(wall, 1e-9):.0f} evaluations per GPU-hour, {args.jobs} at once)", flush=True)
     return round(wall, 1)
 
 
@@ -211,6 +217,8 @@ def main() -> int:
     ap.add_argument("--device", default=None, help="kernelgym's device (default: GPU if present)")
     ap.add_argument("--json", type=Path, default=None, help="write every row and the summary here")
     ap.add_argument("--skip-kernelgym", action="store_true", help="run KernelBench's side only (with --resume)")
+    ap.add_argument("--redo-kernelgym", action="store_true",
+                    help="with --resume: keep KernelBench's verdicts, judge every kernel with kernelgym again")
     ap.add_argument("--resume", type=Path, default=None,
                     help="a JSON this script wrote: its verdicts are kept and only what is missing is run")
     ap.add_argument("--alone-timeout-s", type=float, default=400.0,
@@ -244,7 +252,8 @@ def main() -> int:
         done = {row["kernel"]: row for row in json.loads(args.resume.read_text()).get("rows", [])}
         for row in rows:
             earlier = done.get(row["kernel"], {})
-            row["kernelgym"].update(earlier.get("kernelgym", {}))
+            if not args.redo_kernelgym:
+                row["kernelgym"].update(earlier.get("kernelgym", {}))
             if "kernelbench" in earlier and not not_judged(earlier["kernelbench"]):
                 row["kernelbench"] = earlier["kernelbench"]
         print(f"resumed from {args.resume}: {len(done)} rows", flush=True)

@@ -116,3 +116,25 @@ def test_resume_keeps_verdicts_and_reruns_what_was_not_judged(tmp_path):
     assert kb["level1_problem1_triton.py"]["note"] == "kept"  # a verdict is never rerun
     assert kb["level1_problem2_triton.py"]["compiled"] and not kb["level1_problem2_triton.py"]["correct"]
     assert kb["level1_problem3_triton.py"]["correct"] is True
+
+
+def test_redo_kernelgym_judges_again_keeps_kernelbench_and_starts_with_what_both_judge(tmp_path):
+    checkout = make_checkout(tmp_path / "kb")
+    stale = {"off": {"compiled": True, "correct": True, "status": "stale"}}
+    earlier = {"rows": [
+        {"kernel": "level1_problem1_triton.py", "task_id": "x", "kernelgym": stale},
+        {"kernel": "level1_problem2_triton.py", "task_id": "x", "kernelgym": stale,
+         "kernelbench": {"compiled": True, "correct": False, "wall_s": 1.0, "note": "kept"}}]}
+    (tmp_path / "earlier.json").write_text(json.dumps(earlier))
+    out = tmp_path / "c.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "kernelbench_agreement.py"), "--kernelbench", str(checkout),
+         "--kernels", str(checkout / "triton_runs"), "--levels", "1", "--limit", "2", "--skip-kernelbench",
+         "--policies", "off", "--jobs", "1", "--device", "cpu", "--resume", str(tmp_path / "earlier.json"),
+         "--redo-kernelgym", "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {row["kernel"]: row for row in json.loads(out.read_text())["rows"]}
+    assert all(row["kernelgym"]["off"]["status"] != "stale" for row in rows.values())  # judged again
+    assert rows["level1_problem2_triton.py"]["kernelbench"]["note"] == "kept"
+    order = [line.split()[3] for line in done.stdout.splitlines() if line.startswith("[off ")]
+    assert order == ["level1_problem2_triton.py", "level1_problem1_triton.py"]  # the one both judge, first

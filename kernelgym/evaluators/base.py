@@ -65,7 +65,7 @@ def default_workers() -> int:
 
 
 def task_key(task: Task) -> str:
-    return f"{task.id}:{task.digest}"
+    return task.key
 
 
 def repeated_task_keys(tasks: Iterable[Task]) -> set[str]:

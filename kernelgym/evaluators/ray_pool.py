@@ -70,7 +70,7 @@ def _actor_class():
                 return None
             from kernelgym.judge.batch import BatchPlan
 
-            key = (batch_id, f"{task.id}:{task.digest}")
+            key = (batch_id, task.key)
             with self.plans_lock:
                 if key not in self.plans:
                     self.plans[key] = BatchPlan(task)

@@ -19,7 +19,7 @@ class BaselineCache:
 
     @staticmethod
     def key(task, device: str, torch_version: str, kind: str) -> str:
-        return "|".join((task.id, task.digest, device, task.dtype, torch_version, kind))
+        return "|".join((task.id, task.digest, task.mode, device, task.dtype, torch_version, kind))
 
     def _load(self) -> dict:
         if self._data is None:

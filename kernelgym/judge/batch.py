@@ -27,7 +27,7 @@ class BatchPlan:
     """The shared secrets and reference outputs of one task's evaluations in one batch (module docstring)."""
 
     def __init__(self, task, max_bytes: int = DEFAULT_PLAN_BYTES):
-        self.task_key = f"{task.id}:{task.digest}"
+        self.task_key = task.key
         self.init_seed = secret_seed() % 100_003
         self.max_bytes = int(max_bytes)
         self._seeds: dict[tuple[str, int], int] = {}
@@ -37,7 +37,7 @@ class BatchPlan:
         self.computed = 0  # reference forwards run for this plan (for tests and benchmarks)
 
     def check_task(self, task) -> None:
-        if f"{task.id}:{task.digest}" != self.task_key:
+        if task.key != self.task_key:
             raise ValueError(f"this batch plan belongs to {self.task_key.split(':')[0]}, not to {task.id}")
 
     def seed(self, kind: str, index: int) -> int:
@@ -49,10 +49,10 @@ class BatchPlan:
         with self._lock:
             return seed in self._seeds.values()
 
-    def outputs(self, compute, seed: int, outlier: bool) -> tuple:
+    def outputs(self, compute, seed: int, outlier: int) -> tuple:
         """The reference's outputs for ``seed``: ``compute()`` the first time (under the plan's lock, so concurrent
         evaluations of the batch wait for one forward instead of each running it), kept while within budget."""
-        key = (int(seed), bool(outlier))
+        key = (int(seed), int(outlier))
         with self._lock:
             kept = self._outputs.get(key)
             if kept is not None:

@@ -61,6 +61,18 @@ def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck
 CHUNK = 1 << 26
 
 
+def all_finite(values: tuple) -> bool:
+    """Whether every floating tensor among ``values`` is finite everywhere (:data:`CHUNK` elements at a time)."""
+    import torch
+
+    for value in values:
+        if torch.is_tensor(value) and value.is_floating_point():
+            flat = value.reshape(-1)
+            if not all(bool(torch.isfinite(flat[s:s + CHUNK]).all()) for s in range(0, flat.numel(), CHUNK)):
+                return False
+    return True
+
+
 def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0,
                    exact=None) -> TrialCheck:
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a

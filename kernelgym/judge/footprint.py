@@ -26,7 +26,7 @@ def footprint_bound(task: Task) -> tuple[int, bool]:
             return out
 
     module = task.load_module(small=False)
-    model = build_model(module, module.Model, 0, "meta", task.dtype)
+    model = build_model(module, module.Model, 0, "meta", task.dtype, task.mode)
     inputs = make_inputs(module, 0, "meta")
     state = list(model.parameters()) + list(model.buffers()) if isinstance(model, torch.nn.Module) else []
     base = nbytes(inputs) + nbytes(state)

@@ -27,6 +27,14 @@ OUTLIER_FRACTION = 1e-3
 OUTLIER_SCALE = 10.0
 OUTLIER_CAP = {"float32": 1e4, "float64": 1e4, "float16": 1e3, "bfloat16": 1e3}
 
+#: How a trial's inputs get outliers (``make_inputs(outlier=...)``, the worker's ``trial SEED OUTLIER``):
+#: none; of either sign; or only of the signs each tensor's values already have (a tensor with no negative value
+#: gets positive outliers only, one with no positive value negative ones). The judge uses the last when the
+#: reference's outputs on the either-sign inputs are not finite: the inputs then left the function's domain (a
+#: negative probability under a logarithm), where no output is right, while a reference that stays finite on them
+#: (a cumulative product of negative values) is a result the candidate must match.
+NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS = 0, 1, 2
+
 
 def secret_seed() -> int:
     """A fresh seed from the operating system's generator (62 bits)."""
@@ -51,8 +59,9 @@ def torch_dtype(name: str):
     return getattr(torch, name)
 
 
-def build_model(module, cls, init_seed: int, device: str, dtype: str):
-    """Instantiate ``cls(*module.get_init_inputs())`` under ``init_seed`` on ``device``, in eval mode."""
+def build_model(module, cls, init_seed: int, device: str, dtype: str, mode: str = "eval"):
+    """Instantiate ``cls(*module.get_init_inputs())`` under ``init_seed`` on ``device``; with ``mode="eval"`` in eval
+    mode, with ``"as_constructed"`` in whatever mode the constructor left it (:data:`kernelgym.tasks.task.MODES`)."""
     import torch
 
     with SEEDED:
@@ -66,12 +75,14 @@ def build_model(module, cls, init_seed: int, device: str, dtype: str):
         model = model.to(device)
         if dtype in ("float16", "bfloat16"):
             model = model.to(torch_dtype(dtype))
-        model.eval()
+        if mode == "eval":
+            model.eval()
     return model
 
 
-def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[Any]:
-    """Fresh inputs from ``module.get_inputs()`` under ``seed``; with ``outlier`` inject large values."""
+def make_inputs(module, seed: int, device: str, outlier: int = NO_OUTLIERS) -> list[Any]:
+    """Fresh inputs from ``module.get_inputs()`` under ``seed``; with ``outlier`` (:data:`OUTLIERS` or
+    :data:`SIGNED_OUTLIERS`) inject large values."""
     import torch
 
     with SEEDED, torch.device(device):
@@ -80,7 +91,9 @@ def make_inputs(module, seed: int, device: str, outlier: bool = False) -> list[A
         scramble_global_rng()
     if outlier:
         gen = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
-        inputs = [_inject_outliers(x, gen) if torch.is_tensor(x) and x.is_floating_point() else x for x in inputs]
+        signed = int(outlier) == SIGNED_OUTLIERS
+        inputs = [_inject_outliers(x, gen, signed) if torch.is_tensor(x) and x.is_floating_point() else x
+                  for x in inputs]
     return inputs
 
 
@@ -97,13 +110,17 @@ def outlier_positions(numel: int, count: int, gen):
     return idx, sign
 
 
-def _inject_outliers(x, gen):
+def _inject_outliers(x, gen, signed: bool = False):
     import torch
 
     numel = x.numel()
     if numel == 0:
         return x
     idx, sign = outlier_positions(numel, max(1, int(numel * OUTLIER_FRACTION)), gen)
+    if signed and bool((x >= 0).all()):
+        sign = sign.abs()
+    elif signed and bool((x <= 0).all()):
+        sign = -sign.abs()
     peak = float(x.detach().abs().max().float().item()) or 1.0
     magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(str(x.dtype).replace("torch.", ""), 1e4))
     out = x.detach().clone().reshape(-1)

@@ -102,8 +102,8 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
         return {k: v.detach().clone() for k, v in model.state_dict().items()} if isinstance(model, torch.nn.Module) \
             else {}
 
-    m1 = build_model(module, module.Model, 7, device, task.dtype)
-    m2 = build_model(module, module.Model, 7, device, task.dtype)
+    m1 = build_model(module, module.Model, 7, device, task.dtype, task.mode)
+    m2 = build_model(module, module.Model, 7, device, task.dtype, task.mode)
     s1, s2 = state(m1), state(m2)
     same_init = s1.keys() == s2.keys() and all(torch.equal(s1[k], s2[k]) for k in s1)
     report.add("init", same_init, "" if same_init else "parameters differ between two builds under one seed")

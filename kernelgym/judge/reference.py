@@ -8,12 +8,13 @@ A :class:`ReferenceSide` is handed to each :class:`~kernelgym.judge.session.Sess
 from __future__ import annotations
 
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 import threading
 from pathlib import Path
 from typing import Any
 
 from kernelgym.judge.baselines import BaselineCache
-from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs
+from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs
 from kernelgym.judge.numerics import reference_numerics
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.timing import CallTimer
@@ -39,8 +40,11 @@ class ReferenceTimer(CallTimer):
             return super().time_block(calls, keep)
 
 
-#: the torch profiler is one per process: reference profiling by concurrent evaluations (threads) takes turns
-PROFILER_LOCK = threading.Lock()
+#: The torch profiler is one per process, and its CUDA side (kineto) must be driven from the thread that first
+#: started it: kineto says "External init callback must run in same thread as registerClient" otherwise, and torch's
+#: own multi-threaded profiler test segfaults with that message. Reference profiling by concurrent evaluations
+#: (one Judge per thread) therefore runs on this one thread, one profile at a time.
+PROFILER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelgym-profiler")
 
 
 class ReferenceSide:
@@ -64,7 +68,7 @@ class ReferenceSide:
     # -- outputs -----------------------------------------------------------------------------------------------
     def model(self, task: Task, init_seed: int):
         """The reference module and model for ``task`` on this device (models cached per init seed)."""
-        key = f"{task.id}:{task.digest}"
+        key = task.key
         cached = self._references.get(key)
         if cached is None:
             cached = {"module": task.load_module(small=self.on_cpu), "models": {}}
@@ -74,18 +78,19 @@ class ReferenceSide:
             if len(models) >= 2:
                 models.pop(next(iter(models)))
             models[init_seed] = build_model(cached["module"], cached["module"].Model, init_seed, self.device,
-                                            task.dtype)
+                                            task.dtype, task.mode)
         return cached["module"], models[init_seed]
 
-    def outputs(self, task: Task, init_seed: int, seed: int, outlier: bool = False) -> tuple:
-        """The reference's outputs on the inputs drawn from ``seed`` (with outliers when asked)."""
+    def outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS) -> tuple:
+        """The reference's outputs on the inputs drawn from ``seed`` (with outliers when asked, see
+        :data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`)."""
         import torch
 
         module, model = self.model(task, init_seed)
         with torch.no_grad(), reference_numerics():
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
-    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: bool = False) -> tuple | None:
+    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS) -> tuple | None:
         """The same model and inputs as :meth:`outputs`, run in float64 (a copy of the model with float64
         parameters, floating inputs upcast from the very values :meth:`outputs` used): the second reference of
         :mod:`~kernelgym.judge.correctness`. ``None`` when the model cannot run in float64 (an op without a float64
@@ -109,20 +114,23 @@ class ReferenceSide:
         profiled once per task and kept (:func:`kernelgym.judge.profile.top_kernels`)."""
         if self.on_cpu:
             return []
-        key = f"{task.id}:{task.digest}"
-        with PROFILER_LOCK:  # one torch profiler per process at a time: concurrent evaluations take turns
-            if key not in self._top_kernels:
-                from kernelgym.judge.profile import profile_forward
+        key = task.key
+        if key not in self._top_kernels:
+            from kernelgym.judge.profile import profile_forward
 
-                module, model = self.model(task, init_seed)
+            module, model = self.model(task, init_seed)
+
+            def profile() -> dict:
                 try:
                     with reference_numerics():
-                        report, _ = profile_forward(model, make_inputs(module, TIMING_SEED, self.device),
-                                                    self.device, [])
+                        return profile_forward(model, make_inputs(module, TIMING_SEED, self.device), self.device,
+                                               [])[0]
                 except RuntimeError:  # feedback only: a profiler that cannot start never fails an evaluation
-                    report = {}
-                self._top_kernels = {key: report.get("top_kernels") or []}  # one task's at a time, like its model
-            return self._top_kernels[key]
+                    return {}
+
+            report = PROFILER_THREAD.submit(profile).result()
+            self._top_kernels = {key: report.get("top_kernels") or []}  # one task's at a time, like its model
+        return self._top_kernels[key]
 
     # -- timing --------------------------------------------------------------------------------------------------
     def timer(self, task: Task, prof: EvalProfile):
@@ -178,7 +186,7 @@ class ReferenceSide:
 
     def compiled(self, task: Task):
         """``torch.compile`` of the reference model, compiled (one call made); an error string if it failed."""
-        key = f"{task.id}:{task.digest}"
+        key = task.key
         cache = self._compiled
         if key not in cache:
             import torch

@@ -176,7 +176,7 @@ class Judge:
         1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on the CPU."""
         if self.on_cpu:
             return 0
-        key = f"{task.id}:{task.digest}"
+        key = task.key
         if key not in self._memory_needs:
             try:
                 from kernelgym.judge.footprint import footprint_bound

@@ -19,8 +19,8 @@ import time
 
 from kernelgym.judge import policy, sandbox
 from kernelgym.judge.admission import GpuAdmission
-from kernelgym.judge.correctness import TrialCheck, check_description, compare_outputs, describe
-from kernelgym.judge.inputs import call_seed, secret_seed
+from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
+from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, tree_rss_bytes
 from kernelgym.judge.profiles import EvalProfile
@@ -268,18 +268,38 @@ class Session:
 
     def trial(self, index: int, kind: str) -> None:
         seed = self.secret(kind, index)
-        self.send(Command.TRIAL, seed, int(kind == "outlier"))
         where = "after timing" if kind == "recheck" else f"{kind} trial {index}"
-        self.compare(seed, kind == "outlier", where, trial={"trial": index, "stage": kind})
+        record = {"trial": index, "stage": kind}
+        outlier, refs = NO_OUTLIERS, None
+        if kind == "outlier":
+            outlier, refs = self._outlier_inputs(seed)
+            record["outliers"] = "signed" if outlier == SIGNED_OUTLIERS else "either_sign"
+        self.send(Command.TRIAL, seed, outlier)
+        self.compare(seed, outlier, where, trial=record, refs=refs)
 
-    def compare(self, seed: int, outlier: bool, where: str, trial: dict | None = None) -> None:
-        """Receive the worker's outputs for inputs from ``seed`` and compare them with the reference's."""
+    def _outlier_inputs(self, seed: int) -> tuple[int, tuple]:
+        """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign,
+        unless the reference's outputs on those are not finite (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`)."""
+        refs = self._reference_outputs(seed, OUTLIERS)
+        if all_finite(refs):
+            return OUTLIERS, refs
+        return SIGNED_OUTLIERS, self._reference_outputs(seed, SIGNED_OUTLIERS)
+
+    def _reference_outputs(self, seed: int, outlier: int) -> tuple:
         def compute():
             return self.reference.outputs(self.task, self.init_seed, seed, outlier)
 
         with self.step("reference"):
-            refs = self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
+            return self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
                 else compute()
+
+    def compare(self, seed: int, outlier: int, where: str, trial: dict | None = None, refs: tuple | None = None) \
+            -> None:
+        """Receive the worker's outputs for inputs from ``seed`` (with ``outlier``, see
+        :data:`~kernelgym.judge.inputs.OUTLIERS`) and compare them with the reference's (``refs`` when the caller
+        has them already)."""
+        if refs is None:
+            refs = self._reference_outputs(seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         self._note_reference(refs, seed)
         check = self._receive_and_check(refs, outlier, seed)
@@ -304,7 +324,7 @@ class Session:
             return
         seen[print_] = seed
 
-    def _receive_and_check(self, refs: tuple, outlier: bool, seed: int) -> TrialCheck:
+    def _receive_and_check(self, refs: tuple, outlier: int, seed: int) -> TrialCheck:
         header = self.expect(Event.OUTPUTS)
         flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
         if flags:
@@ -382,7 +402,7 @@ class Session:
         seed = self.secret("profile", 0)
         self.send(Command.PROFILE, seed)
         header = self.expect(Event.PROFILE)
-        self.compare(seed, False, "the profiled forward")
+        self.compare(seed, NO_OUTLIERS, "the profiled forward")
         report = header.get("report") if isinstance(header.get("report"), dict) else {}
         names = report.get("candidate_kernels") or []
         res = self.result
@@ -482,7 +502,7 @@ class Session:
                 for index in sorted(picks):
                     with self.gpu():  # the reference's forward and the transfer use the GPU: never during a timing
                         self.send(Command.CHECK, index)
-                        self.compare(call_seed(seed, index), False,
+                        self.compare(call_seed(seed, index), NO_OUTLIERS,
                                      f"timed call {len(self.clock.times) - n + index}")
                 self._checked += 1
         return times

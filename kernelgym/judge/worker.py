@@ -211,7 +211,8 @@ class Worker:
         if cls is None:
             return False
         try:
-            self.model = build_model(self.module, cls, self.req["init_seed"], self.device, self.task.dtype)
+            self.model = build_model(self.module, cls, self.req["init_seed"], self.device, self.task.dtype,
+                                     self.task.mode)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "ModelNew construction")
             return False
@@ -228,7 +229,7 @@ class Worker:
         return True
 
     # -- trials and the profiled forward ----------------------------------------------------------------------
-    def trial(self, seed: int, outlier: bool) -> bool:
+    def trial(self, seed: int, outlier: int) -> bool:
         inputs = make_inputs(self.module, seed, self.device, outlier=outlier)
         copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
         try:
@@ -358,7 +359,7 @@ class Worker:
         """Obey commands until ``stop``, end of input, or a failed step (the runner decides what follows)."""
         handlers = {
             Command.GO: lambda a: self.load(),
-            Command.TRIAL: lambda a: self.trial(int(a[0]), a[1] == "1"),
+            Command.TRIAL: lambda a: self.trial(int(a[0]), int(a[1])),
             Command.PROFILE: lambda a: self.profile(int(a[0])),
             Command.TIME: lambda a: self.start_timing(int(a[0])),
             Command.BLOCK: lambda a: self.block(int(a[0]), int(a[1])),

@@ -12,10 +12,17 @@ named ``KERNELGYM`` (read with :func:`ast.literal_eval`, never executed)::
         "small": {"M": 64, "N": 48, "K": 32},   # constant overrides for the CPU (small-shape) variant
         "atol": 1e-2, "rtol": 1e-2,        # optional: override the dtype's default tolerance
         "check": "allclose",               # or "statistical" for Random tasks
+        "mode": "eval",                    # or "as_constructed" (see MODES)
     }
 
 Files without ``KERNELGYM`` (plain KernelBench files) load too: category is guessed from the name, dtype is
 float32, no small variant (the CPU mode then runs the default shapes).
+
+The module's mode (:data:`MODES`) is part of a task's meaning: KernelBench's evaluator runs ``Model`` and
+``ModelNew`` as constructed (an ``nn.Module`` starts in training mode, so ``BatchNorm`` normalises with the batch's
+statistics), and its problems were written for that; the bundled suite was written for eval mode. The default is
+therefore ``"eval"`` for the ``kernelgym`` set and ``"as_constructed"`` for every other set; ``KERNELGYM["mode"]``
+overrides it. Reference and candidate are always built in the same mode.
 
 Task ids are ``L{level}/{file stem}`` for ``level{N}/`` folders and ``X/{file stem}`` for ``extra/``. Every task
 also names the set it belongs to (:attr:`Task.task_set`), since two sets may use the same ids for different
@@ -47,6 +54,10 @@ CATEGORIES = (
     "Fusion", "Math", "LinearAlgebra", "Activation", "MatrixMultiply", "Reduce", "Index", "Loss",
     "Quantization", "Normalization", "Optimizer", "SpatialOps", "Convolution", "Random", "Pooling",
 )
+
+#: how the judge leaves a built model: ``"eval"`` calls ``model.eval()``; ``"as_constructed"`` leaves the mode the
+#: constructor left (training mode for a plain ``nn.Module``), as KernelBench's evaluator does
+MODES = ("eval", "as_constructed")
 
 #: Default (atol, rtol) per dtype; a task may override either.
 DEFAULT_TOLERANCE = {
@@ -111,6 +122,7 @@ class Task:
         path: the file it came from, if any.
         task_set: the set it belongs to (``"kernelgym"``, ``"kernelbench"``, a folder's name; ``""`` when the
             task was built by hand); with :attr:`id`, what names a task unambiguously.
+        mode: one of :data:`MODES`, the mode reference and candidate models run in (module docstring).
     """
 
     id: str
@@ -126,10 +138,16 @@ class Task:
     check: str = "allclose"
     path: str | None = None
     task_set: str = ""
+    mode: str = "eval"
 
     @property
     def name(self) -> str:
         return self.id.split("/", 1)[-1]
+
+    @property
+    def key(self) -> str:
+        """What names this task's reference unambiguously in caches: id, source digest and mode."""
+        return f"{self.id}:{self.digest}:{self.mode}"
 
     @property
     def digest(self) -> str:
@@ -174,7 +192,7 @@ class Task:
         return {"id": self.id, "level": self.level, "category": self.category, "dtype": self.dtype,
                 "atol": self.atol, "rtol": self.rtol, "flops": self.flops, "bytes": self.bytes,
                 "small": dict(self.small), "check": self.check, "source": self.source, "path": self.path,
-                "task_set": self.task_set}
+                "task_set": self.task_set, "mode": self.mode}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Task":
@@ -208,7 +226,7 @@ def guess_category(name: str) -> str:
     return "Fusion" if "_" in lowered and lowered.count("_") >= 3 else "Math"
 
 
-_KNOWN_KEYS = {"category", "dtype", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id"}
+_KNOWN_KEYS = {"category", "dtype", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id", "mode"}
 
 
 #: KernelBench's own tolerance per precision (atol = rtol), used for its problems (task set ``kernelbench``)
@@ -235,13 +253,16 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
     check = meta.get("check", "allclose")
     if check not in ("allclose", "statistical"):
         raise TaskError(f"{where}: check must be 'allclose' or 'statistical'")
+    mode = meta.get("mode", "eval" if task_set == KERNELGYM_SET else "as_constructed")
+    if mode not in MODES:
+        raise TaskError(f"{where}: mode must be one of {', '.join(map(repr, MODES))}")
     small = meta.get("small", {})
     if not isinstance(small, dict) or not all(isinstance(k, str) and k.isupper() for k in small):
         raise TaskError(f"{where}: small must map UPPER-CASE constant names to values")
     return Task(id=meta.get("id", task_id), level=int(meta.get("level", level)), category=category,
                 source=source, dtype=dtype, atol=float(meta.get("atol", atol)), rtol=float(meta.get("rtol", rtol)),
                 flops=meta.get("flops"), bytes=meta.get("bytes"), small=dict(small), check=check, path=path,
-                task_set=task_set)
+                task_set=task_set, mode=mode)
 
 
 class TaskSet(Sequence[Task]):

@@ -1,0 +1,101 @@
+"""Outlier trials (kernelgym.judge.inputs.SIGNED_OUTLIERS): outliers of either sign, unless the reference's own outputs
+on those are not finite, in which case the outliers keep each input's sign. A kernel that is wrong wherever the
+reference is defined (a cumulative product through logarithms, wrong for negative values) stays incorrect; a kernel
+that differs only where the inputs left the function's domain (a negative probability under a logarithm) does not."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+
+import pytest
+
+from kernelgym.judge.inputs import OUTLIERS, SIGNED_OUTLIERS, make_inputs
+from kernelgym.judge.profiles import get_profile
+from kernelgym.tasks.task import task_from_source
+
+SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
+
+
+def test_signed_outliers_keep_each_tensors_sign_and_either_sign_ones_do_not():
+    import torch
+
+    module = types.SimpleNamespace(get_inputs=lambda: [torch.rand(200_000), -torch.rand(200_000),
+                                                        torch.randn(200_000)])
+    plain = make_inputs(module, 11, "cpu")
+    either = make_inputs(module, 11, "cpu", OUTLIERS)
+    signed = make_inputs(module, 11, "cpu", SIGNED_OUTLIERS)
+    assert bool((either[0] < 0).any()) and bool((either[1] > 0).any())
+    assert bool((signed[0] >= 0).all()) and bool((signed[1] <= 0).all())
+    for x, s in zip(plain, signed):  # outliers still injected, at the same share of positions
+        assert 0 < int((x != s).sum()) <= 200
+    assert bool((signed[2][signed[2] != plain[2]] < 0).any())  # a tensor of both signs keeps both
+
+
+def problem(forward: str, inputs: str) -> str:
+    return textwrap.dedent(f'''
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def forward(self, a, b=None):
+                return {forward}
+
+        rows = 8
+        cols = 512
+
+        def get_inputs():
+            return {inputs}
+
+        def get_init_inputs():
+            return []
+    ''')
+
+
+def candidate(body: str) -> str:
+    """A ModelNew that computes ``body`` (over ``a``, ``b``, giving ``y``) with a Triton log kernel ``tlog``."""
+    return textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def log_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            tl.store(y_ptr + offs, tl.log(tl.load(x_ptr + offs, mask=mask, other=1.0)), mask=mask)
+
+        def tlog(x):
+            x = x.contiguous()
+            y = torch.empty_like(x)
+            log_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+            return y
+
+        class ModelNew(nn.Module):
+            def forward(self, a, b=None):
+    ''') + textwrap.indent(textwrap.dedent(body), " " * 8) + "\n        return y\n"
+
+
+KL_DIV = problem("torch.nn.functional.kl_div(torch.log(a), b, reduction='batchmean')",
+                 "[torch.rand(rows, cols).softmax(-1), torch.rand(rows, cols).softmax(-1)]")
+#: KL divergence with the predictions clamped away from 0 (as real kernels do): equal wherever the log is defined
+KL_DIV_CLAMPED = candidate("""
+p = a.clamp_min(1e-10)
+y = (b * (tlog(b.clamp_min(1e-10)) - tlog(p))).sum() / a.shape[0]
+""")
+CUMPROD = problem("torch.cumprod(a, dim=1)", "[torch.rand(rows, cols)]")
+#: cumprod as exp(cumsum(log x)): right for positive values only
+CUMPROD_THROUGH_LOGS = candidate("y = torch.exp(torch.cumsum(tlog(a), dim=1))")
+
+
+@pytest.mark.parametrize("source, text, status, outliers", [
+    (KL_DIV, KL_DIV_CLAMPED, "ok", "signed"),                       # reference NaN on negative probabilities
+    (CUMPROD, CUMPROD_THROUGH_LOGS, "incorrect", "either_sign"),    # reference finite on negative values
+])
+def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source, text, status, outliers):
+    task = task_from_source(source, "L1/1_outliers", 1, task_set="kernelbench")
+    result = judge.evaluate(task, text, profile=SHORT, torch_policy="off")
+    assert result.status == status, result.message
+    stages = [t for t in result.trials if t["stage"] == "outlier"]
+    assert stages and stages[0]["outliers"] == outliers
