@@ -33,6 +33,15 @@ def wait_for(condition, timeout_s: float, what: str):
     pytest.fail(f"timed out after {timeout_s} s waiting for {what}")
 
 
+def as_a_foreground_command() -> None:
+    """In the child before exec: Ctrl-C's signal at its default, as a shell gives a foreground command. A process
+    started with SIGINT ignored keeps it ignored (POSIX; Python then installs no KeyboardInterrupt handler), and
+    the test process may have inherited or been left that setting by a library (the CLI is then right to ignore
+    it, but this test is about the foreground case)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def busy_workers(idle) -> list[int]:
     return worker_processes(idle_groups=set(idle()))
 
@@ -83,7 +92,8 @@ def test_ctrl_c_stops_eval_at_once_and_keeps_the_rows_written(tmp_path, where):
                              str(DATA / "tasks"), "--device", "cpu", "--jobs", "2", "--out", str(out),
                              "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
                             + (["--ray", "local"] if where == "ray" else []),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+                            preexec_fn=as_a_foreground_command)
     try:
         results = out / "results.jsonl"
         if where == "local":
