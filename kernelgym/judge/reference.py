@@ -40,10 +40,11 @@ class ReferenceTimer(CallTimer):
             return super().time_block(calls, keep)
 
 
-#: The torch profiler is one per process, and its CUDA side (kineto) must be driven from the thread that first
-#: started it: kineto says "External init callback must run in same thread as registerClient" otherwise, and torch's
-#: own multi-threaded profiler test segfaults with that message. Reference profiling by concurrent evaluations
-#: (one Judge per thread) therefore runs on this one thread, one profile at a time.
+#: The torch profiler is one per process, and its CUDA side (kineto) keeps per-thread state; torch's own test that
+#: profiles from many threads has segfaulted (pytorch/pytorch#132331). Reference profiling by concurrent evaluations
+#: (one Judge per thread) therefore runs on this one thread, one profile at a time, as in single-threaded use.
+#: kineto still prints "External init callback must run in same thread as registerClient" once: its client was
+#: registered by the thread that imported torch, which is not this one.
 PROFILER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelgym-profiler")
 
 

@@ -132,3 +132,25 @@ def test_a_cuda_candidate_is_built_without_the_gpu_before_its_evaluation(tmp_pat
                             backend="cuda")
     assert broken.status == "compile_error" and "prebuild" in broken.durations, broken.message
     assert "NVIDIA" in broken.device
+
+
+def test_references_profiled_from_many_threads_are_profiled_on_one(relu_task, tmp_path, monkeypatch):
+    """Judges in threads of one process (LocalEvaluator) profile their references on one thread, one at a time
+    (kernelgym.judge.reference.PROFILER_THREAD): a process that profiled from 8 threads crashed on the H200."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kernelgym.judge import profile as profile_module
+    from kernelgym.judge.reference import ReferenceSide
+
+    threads, real = set(), profile_module.profile_forward
+
+    def recorded(*args, **kwargs):
+        threads.add(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(profile_module, "profile_forward", recorded)
+    sides = [ReferenceSide("cuda:0", tmp_path / str(i), "H200", torch.__version__) for i in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        tops = list(pool.map(lambda side: side.top_kernels(relu_task, 0), sides))
+    assert all(tops) and len(threads) == 1 and next(iter(threads)).startswith("kernelgym-profiler")
