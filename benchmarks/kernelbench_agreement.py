@@ -211,6 +211,7 @@ def main() -> int:
     ap.add_argument("--policies", default="off,partial", help="kernelgym torch policies to judge under")
     ap.add_argument("--profile", default="quick", help="kernelgym evaluation profile (quick or full)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many kernels (in file order)")
+    ap.add_argument("--only", default=None, help="comma-separated kernel file names: only these (--json then holds only their rows)")
     ap.add_argument("--jobs", type=int, default=8, help="kernelgym evaluations at once (one GPU, shared)")
     ap.add_argument("--timeout-s", type=float, default=600.0, help="KernelBench's limit per kernel")
     ap.add_argument("--skip-kernelbench", action="store_true", help="judge with kernelgym only (no GPU needed)")
@@ -236,7 +237,14 @@ def main() -> int:
 
     policies = [torch_policy.check(p) for p in args.policies.split(",")]
     levels = {int(x) for x in args.levels.split(",")}
-    kernels = find_kernels(args.kernels, levels)[: args.limit]
+    kernels = find_kernels(args.kernels, levels)
+    if args.only:
+        wanted = set(args.only.split(","))
+        missing = sorted(wanted - {path.name for _, _, path in kernels})
+        if missing:
+            ap.error(f"no kernel file named {', '.join(missing)} under {args.kernels}")
+        kernels = [k for k in kernels if k[2].name in wanted]
+    kernels = kernels[: args.limit]
     tasks = load_kernelbench(args.kernelbench, levels=sorted(levels))
     rows, items = [], []
     for level, problem, path in kernels:

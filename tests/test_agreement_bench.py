@@ -138,3 +138,14 @@ def test_redo_kernelgym_judges_again_keeps_kernelbench_and_starts_with_what_both
     assert rows["level1_problem2_triton.py"]["kernelbench"]["note"] == "kept"
     order = [line.split()[3] for line in done.stdout.splitlines() if line.startswith("[off ")]
     assert order == ["level1_problem2_triton.py", "level1_problem1_triton.py"]  # the one both judge, first
+
+
+def test_only_runs_the_kernels_named_and_a_wrong_name_is_a_clear_error(tmp_path):
+    checkout = make_checkout(tmp_path / "kb")
+    report = run_script(checkout, tmp_path / "d.json", "--only", "level1_problem2_triton.py", "--kb-jobs", "1")
+    assert list(verdicts(report)) == ["level1_problem2_triton.py"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "kernelbench_agreement.py"), "--kernelbench", str(checkout),
+         "--kernels", str(checkout / "triton_runs"), "--only", "level1_problem9_triton.py", "--skip-kernelgym"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "no kernel file named level1_problem9_triton.py" in done.stderr
