@@ -70,6 +70,11 @@ def main() -> int:
     judge = Judge(device="cuda:0", cache_dir=args.cache_dir)
     profile = get_profile("full").with_overrides(compile_baseline=False)
     rows, bad = [], 0
+
+    def save() -> None:  # after every row too: a run cut by its time limit keeps what it measured
+        if args.json:
+            Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
+
     print(f"{'task':<44} {'judge ms':>9} {'do_bench':>9} {'ratio':>6} {'eager':>9} {'do_bench':>9} {'ratio':>6}")
     with tempfile.TemporaryDirectory() as tmp:
         for task_id in ids:
@@ -94,11 +99,9 @@ def main() -> int:
                   f"{row['judge_eager_ms']:9.3f} {row['do_bench_eager_ms']:9.3f} {row['eager_ratio']:6.3f}", flush=True)
             del candidate, reference, inputs
             torch.cuda.empty_cache()
-            if args.json:  # kept as it grows: a run cut by its time limit keeps its rows
-                Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
+            save()
     print(f"{len(rows)} kernels compared; {bad} measurement(s) of >= 1 ms outside {TOLERANCE:.0%}")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
+    save()
     return 1 if bad else 0
 
 

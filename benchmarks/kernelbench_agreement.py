@@ -143,7 +143,7 @@ def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, 
         task, text = items[todo[k]][:2]
         return evaluator.submit(task, text, profile=args.profile, torch_policy=policy)
 
-    for done, (k, future) in enumerate(as_completed_within(submit, len(todo), args.jobs, deadline), 1):
+    for k, future in as_completed_within(submit, len(todo), args.jobs, deadline):
         i, res = todo[k], future.result()
         finished += 1
         rows[i]["kernelgym"][policy] = {
@@ -151,7 +151,7 @@ def judge_with_kernelgym(evaluator, items: list, rows: list[dict], policy: str, 
             "message": res.message[:300], "flags": [f["name"] for f in res.flags],
             "durations": {key: round(v, 2) for key, v in res.durations.items()}}
         stages = " ".join(f"{key}={v:.1f}" for key, v in sorted(res.durations.items()))
-        print(f"[{policy} {done}/{len(todo)} {time.monotonic() - started:6.1f}s] {rows[i]['kernel']:<34} "
+        print(f"[{policy} {finished}/{len(todo)} {time.monotonic() - started:6.1f}s] {rows[i]['kernel']:<34} "
               f"{res.status:<13} {stages}", flush=True)
         save(args.json, rows, {})
     wall = time.monotonic() - started

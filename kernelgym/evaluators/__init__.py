@@ -3,7 +3,7 @@
 ==========================  ====================================================================================
 module                      what
 ==========================  ====================================================================================
-:mod:`.base`                the :class:`Evaluator` protocol, batch helpers (:func:`batch_plans`, :func:`task_key`)
+:mod:`.base`                the :class:`Evaluator` protocol, batch helpers (:func:`batch_plans`, :func:`repeated_task_keys`)
 :mod:`.local`               :class:`LocalEvaluator` (this machine, one Judge per thread), :class:`ThreadJudges`,
                             :func:`as_evaluator`
 :mod:`.judge_pool`          :class:`JudgePool` (``kernelgym eval``, the trainer adapters)
@@ -14,12 +14,12 @@ Every public name is importable from here: ``from kernelgym.evaluators import Lo
 Importing this package does not import Ray.
 """
 
-from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers, repeated_task_keys, task_key
+from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers, repeated_task_keys
 from kernelgym.evaluators.judge_pool import JudgePool
 from kernelgym.evaluators.local import LocalEvaluator, ThreadJudges, as_evaluator
 
 __all__ = ["Evaluator", "Item", "JudgePool", "LocalEvaluator", "RayEvalPool", "ThreadJudges", "as_evaluator",
-           "batch_plans", "default_workers", "repeated_task_keys", "task_key"]
+           "batch_plans", "default_workers", "repeated_task_keys"]
 
 
 def __getattr__(name):

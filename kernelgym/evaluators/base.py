@@ -41,7 +41,7 @@ from kernelgym.tasks import Task
 
 Item = tuple[Task, str]
 
-__all__ = ["Evaluator", "Item", "batch_plans", "default_workers", "repeated_task_keys", "task_key"]
+__all__ = ["Evaluator", "Item", "batch_plans", "default_workers", "repeated_task_keys"]
 
 
 @runtime_checkable
@@ -64,25 +64,21 @@ def default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
-def task_key(task: Task) -> str:
-    return task.key
-
-
 def repeated_task_keys(tasks: Iterable[Task]) -> set[str]:
-    """The :func:`task_key` of every task that occurs more than once in ``tasks``."""
+    """The :attr:`Task.key <kernelgym.tasks.Task.key>` of every task that occurs more than once in ``tasks``."""
     seen: set[str] = set()
     repeated: set[str] = set()
     for task in tasks:
-        key = task_key(task)
+        key = task.key
         (repeated if key in seen else seen).add(key)
     return repeated
 
 
 def batch_plans(tasks: Iterable[Task]) -> dict:
     """One :class:`~kernelgym.judge.batch.BatchPlan` per task that occurs more than once in ``tasks``, by
-    :func:`task_key` (a task evaluated once gains nothing from a plan)."""
+    :attr:`Task.key <kernelgym.tasks.Task.key>` (a task evaluated once gains nothing from a plan)."""
     from kernelgym.judge.batch import BatchPlan
 
     tasks = list(tasks)
     repeated = repeated_task_keys(tasks)
-    return {task_key(t): BatchPlan(t) for t in tasks if task_key(t) in repeated}
+    return {t.key: BatchPlan(t) for t in tasks if t.key in repeated}

@@ -11,7 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable
 
-from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers, task_key
+from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
@@ -116,7 +116,7 @@ class LocalEvaluator:
         policy.check(torch_policy)
         plans = batch_plans(task for task, _ in items)
         futures = [self._pool().submit(self._evaluate, task, text, backend, profile, torch_policy,
-                                       plans.get(task_key(task))) for task, text in items]
+                                       plans.get(task.key)) for task, text in items]
         return [f.result() for f in futures]
 
     def hardware_json(self) -> str:

@@ -203,13 +203,13 @@ class RayEvalPool:
                       ordered: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
         """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
         as they complete."""
-        from kernelgym.evaluators.base import repeated_task_keys, task_key
+        from kernelgym.evaluators.base import repeated_task_keys
 
         items = list(items)
         repeated = repeated_task_keys(task for task, _ in items)  # tasks that occur more than once share a plan
         batch_id = uuid.uuid4().hex
         futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
-                               batch_id=batch_id if task_key(task) in repeated else None)
+                               batch_id=batch_id if task.key in repeated else None)
                    for task, text in items]
         if ordered:
             return [f.result() for f in futures]

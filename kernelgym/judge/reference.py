@@ -8,8 +8,8 @@ A :class:`ReferenceSide` is handed to each :class:`~kernelgym.judge.session.Sess
 from __future__ import annotations
 
 import contextlib
-from concurrent.futures import ThreadPoolExecutor
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
