@@ -10,7 +10,8 @@
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
 #   LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
-#   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names) (agreement)
+#   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
+#   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
 #   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)
@@ -65,7 +66,7 @@ if run soak; then
 fi
 if run agreement; then
   timeout $(( ${AGREE_BUDGET_S:-440} + 120 )) python3 benchmarks/kernelbench_agreement.py --kernelbench .kb \
-    --kernels .kb/triton_runs --policies off,partial --limit ${AGREE_LIMIT:-40} --jobs 8 --timeout-s 120 \
+    --kernels .kb/triton_runs --policies ${AGREE_POLICIES:-off,partial} --limit ${AGREE_LIMIT:-40} --jobs 8 --timeout-s 120 \
     --kb-jobs ${AGREE_KB_JOBS:-4} --budget-s ${AGREE_BUDGET_S:-440} ${AGREE_DEVICE_TRANSFER:+--device-transfer} \
     ${AGREE_RESUME:+--resume "$AGREE_RESUME"} ${AGREE_SKIP:+--skip-$AGREE_SKIP} ${AGREE_REDO:+--redo-$AGREE_REDO} ${AGREE_ONLY:+--only "$AGREE_ONLY"} --json "$OUT/agreement.json" 2>&1 \
     | grep -v USDT | tee "$OUT/agreement.txt"
