@@ -10,6 +10,7 @@ import pytest
 
 from kernelgym.scoring import metrics
 from kernelgym.judge.lint import lint_tasks
+from kernelgym.judge.profiles import get_profile
 from kernelgym.tasks import load_kernelbench
 
 #: KernelBench format, tiny shapes: a GEMM whose result is centred over a one-element axis, so always zero
@@ -113,3 +114,60 @@ def test_an_honest_task_is_not_flagged(judge, relu_task):
 
     result = judge.evaluate(relu_task, GOOD)
     assert result.status == "ok" and "degenerate_task" not in [f["name"] for f in result.flags]
+
+
+#: KernelBench format: the largest magnitude, capped at 10. On standard inputs it varies with the seed; on outlier
+#: inputs (magnitudes of 10x the peak) it is 10.0 for every seed, so only the outlier trials' outputs repeat.
+SATURATING = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            return torch.clamp(x.abs().max(), max=10.0)
+
+    def get_inputs():
+        return [torch.randn(8, 16)]
+
+    def get_init_inputs():
+        return []
+''')
+
+CAPPED_ABSMAX = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def capped_absmax_kernel(x_ptr, y_ptr, n, cap, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        tl.store(y_ptr, tl.minimum(tl.max(tl.abs(x), axis=0), cap))
+
+    class ModelNew(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            y = torch.empty((), device=x.device, dtype=x.dtype)
+            capped_absmax_kernel[(1,)](x.contiguous(), y, x.numel(), 10.0, BLOCK=128)
+            return y
+''')
+
+
+@pytest.mark.timeout(300)
+def test_outputs_that_repeat_only_on_outlier_inputs_do_not_flag_the_task(tmp_path, judge):
+    root = tmp_path / "KernelBench"
+    (root / "level1").mkdir(parents=True)
+    (root / "level1" / "7_CappedAbsMax.py").write_text(SATURATING)
+    task = load_kernelbench(root).get("L1/7_CappedAbsMax")
+
+    result = judge.evaluate(task, CAPPED_ABSMAX, profile=get_profile("quick").with_overrides(outlier_trials=2))
+    outlier_trials = [t for t in result.trials if t.get("stage") == "outlier"]
+    assert result.status == "ok", result.message
+    assert len(outlier_trials) >= 2  # the repeat is there to be seen: two outlier trials, both outputs 10.0
+    assert "degenerate_task" not in [f["name"] for f in result.flags]

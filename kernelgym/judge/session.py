@@ -301,7 +301,8 @@ class Session:
         if refs is None:
             refs = self._reference_outputs(seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
-        self._note_reference(refs, seed)
+        if outlier == NO_OUTLIERS:
+            self._note_reference(refs, seed)
         check = self._receive_and_check(refs, outlier, seed)
         if trial is not None:
             self.result.trials.append({**trial, **check.to_dict()})
@@ -310,8 +311,11 @@ class Session:
             raise Verdict("incorrect", f"wrong result in {where}: {check.reason}")
 
     def _note_reference(self, refs: tuple, seed: int) -> None:
-        """Flag the task ``degenerate_task`` (once) when two different seeds give the reference bit-identical outputs:
-        an output that does not depend on the inputs can be "computed" by a constant kernel (KernelBench L2/80)."""
+        """Flag the task ``degenerate_task`` (once) when two different seeds give the reference bit-identical outputs
+        on standard inputs: an output that does not depend on the inputs can be "computed" by a constant kernel
+        (KernelBench L2/80). Only standard inputs count: outliers can saturate an honest task's output (a loss
+        dominated by the outliers' magnitude, a clamp) so that different seeds give the same bits, which says
+        nothing about the task's ordinary inputs (``full`` runs three outlier trials)."""
         seen = self._reference_prints
         if seen is None:
             return
