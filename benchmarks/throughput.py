@@ -557,7 +557,7 @@ def scaling_words(sc: dict | None) -> str:
 
 def judge_kwargs(args) -> dict:
     """What every Judge of the run (pool actors and the plain path alike) is made with."""
-    return {"cache_dir": args.cache_dir, "device_transfer": args.device_transfer}
+    return {"cache_dir": args.cache_dir, "device_transfer": args.device_transfer or None}
 
 
 # -- phases --------------------------------------------------------------------------------------------------
@@ -705,7 +705,7 @@ def main() -> int:
     ap.add_argument("--ray-fake-gpus", type=int, default=0,
                     help="start the local Ray cluster with this many fake GPU resources (CPU tests of --gpus)")
     ap.add_argument("--device-transfer", action="store_true",
-                    help="hand outputs over in device memory (kernelgym.judge.device_transfer), not host files")
+                    help="hand outputs over in device memory (kernelgym.judge.device_transfer); the default on a GPU anyway, KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     deadline = time.monotonic() + args.budget_s

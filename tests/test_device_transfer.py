@@ -65,3 +65,14 @@ def test_outputs_fall_back_to_files_when_device_buffers_cannot_be_made(tmp_path,
     assert device_transfer.HANDOVERS["device"] == 0
     judge.close()
     assert worker_processes() == []
+
+
+@pytest.mark.parametrize("value, on", [(None, True), ("1", True), ("0", False), ("off", False), ("false", False)])
+def test_gpu_judges_hand_outputs_over_on_the_device_unless_turned_off(monkeypatch, value, on):
+    from kernelgym.judge import device_transfer
+
+    if value is None:
+        monkeypatch.delenv(device_transfer.ENV, raising=False)
+    else:
+        monkeypatch.setenv(device_transfer.ENV, value)
+    assert device_transfer.enabled() is on

@@ -15,9 +15,10 @@ device, with the file path's guarantees:
    (:meth:`DeviceBuffer.take`), lets the worker go on and releases the buffer. Whatever the worker does to its
    mapping afterwards writes memory nobody else reads.
 
-Nothing read is unpickled or executed; sizes never come from the candidate. Opt-in
-(``KERNELGYM_DEVICE_TRANSFER=1``) until it has been measured on the GPU; where the runner cannot allocate such
-memory (no driver support, a CPU judge) the file path is used.
+Nothing read is unpickled or executed; sizes never come from the candidate. On by default for GPU judges since it
+was measured under load on the H200 (docs/BENCHMARKS.md, tenth session: 251 evaluations of KernelBench kernels,
+8 at once, with multi-GB outputs); ``KERNELGYM_DEVICE_TRANSFER=0`` (or ``Judge(device_transfer=False)``) turns it
+off. Where the runner cannot allocate such memory (no driver support, a CPU judge) the file path is used.
 
 The CUDA driver API is called through :mod:`ctypes` (``libcuda.so.1``); the functions and structures are bound when
 this module is imported, which in the worker is before any candidate code runs.
@@ -83,8 +84,9 @@ def unavailable(exc: Exception) -> None:
 
 
 def enabled() -> bool:
-    """Whether the device handover was asked for (``KERNELGYM_DEVICE_TRANSFER=1``)."""
-    return os.environ.get(ENV, "") == "1"
+    """Whether GPU judges hand outputs over in device memory by default: yes unless ``KERNELGYM_DEVICE_TRANSFER``
+    is ``0`` (or ``false``/``no``/``off``)."""
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def _load_driver():

@@ -97,7 +97,7 @@ class Judge:
             worker's start-up, its CUDA context included, is off the critical path; isolation is unchanged
             (:mod:`.launch`). They live until :meth:`close`.
         device_transfer: on a GPU, hand outputs over in device memory (:mod:`.device_transfer`) instead of host
-            files; default ``$KERNELGYM_DEVICE_TRANSFER`` == ``"1"`` (opt-in until measured under load).
+            files; default on unless ``$KERNELGYM_DEVICE_TRANSFER`` is ``"0"`` (:func:`.device_transfer.enabled`).
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,

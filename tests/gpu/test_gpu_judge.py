@@ -75,14 +75,20 @@ def test_a_spare_worker_has_its_cuda_context_before_its_candidate_arrives(tmp_pa
         judge.close()
 
 
-def test_outputs_handed_over_on_the_device_give_the_same_verdicts(tmp_path, monkeypatch):
-    """KERNELGYM_DEVICE_TRANSFER=1: outputs reach the runner through device memory it made and lent (never host
-    files); verdicts are those of the file path, and a wrong output is still caught."""
+@pytest.mark.parametrize("setting, path", [(None, "device"), ("0", "file")])
+def test_outputs_handed_over_on_the_device_give_the_same_verdicts(tmp_path, monkeypatch, setting, path):
+    """By default a GPU judge's outputs reach the runner through device memory it made and lent (never host files);
+    ``KERNELGYM_DEVICE_TRANSFER=0`` sends them through files. Verdicts are the same on both paths, and a wrong
+    output is still caught."""
     from kernelgym.judge import device_transfer
     from kernelgym.judge.runner import Judge
     from kernelgym.testing.candidates import resized_relu_task
 
-    monkeypatch.setenv(device_transfer.ENV, "1")
+    if setting is None:
+        monkeypatch.delenv(device_transfer.ENV, raising=False)
+    else:
+        monkeypatch.setenv(device_transfer.ENV, setting)
+    other = "file" if path == "device" else "device"
     task = resized_relu_task(str(tmp_path / "task"), 2048, 8192)
     judge = Judge(device="cuda:0", cache_dir=tmp_path / "cache")
     try:
@@ -92,8 +98,8 @@ def test_outputs_handed_over_on_the_device_give_the_same_verdicts(tmp_path, monk
         print("\nhandovers", dict(device_transfer.HANDOVERS), "correctness s", good.durations.get("correctness"))
         assert good.status == "ok", good.message + good.log_tail
         assert wrong.status == "incorrect", wrong.message
-        assert device_transfer.HANDOVERS["device"] > before.get("device", 0)
-        assert device_transfer.HANDOVERS["file"] == before.get("file", 0)
+        assert device_transfer.HANDOVERS[path] > before.get(path, 0)
+        assert device_transfer.HANDOVERS[other] == before.get(other, 0)
     finally:
         judge.close()
 
