@@ -171,3 +171,20 @@ def test_outputs_that_repeat_only_on_outlier_inputs_do_not_flag_the_task(tmp_pat
     assert result.status == "ok", result.message
     assert len(outlier_trials) >= 2  # the repeat is there to be seen: two outlier trials, both outputs 10.0
     assert "degenerate_task" not in [f["name"] for f in result.flags]
+
+
+def test_a_task_is_degenerate_only_while_every_seed_gives_the_same_outputs():
+    """One repeat among many seeds is a coincidence a low-entropy honest output has (a scalar loss over a large
+    random input); a degenerate task repeats for every seed."""
+    from kernelgym.judge.degeneracy import DegeneracyWatch
+
+    watch = DegeneracyWatch()
+    assert watch.note(b"a", seed=1) is None  # one seed says nothing
+    assert watch.note(b"a", seed=1) is None  # the same seed again says nothing either
+    assert watch.note(b"a", seed=2) is True
+    assert watch.note(b"a", seed=3) is True
+    assert watch.note(b"b", seed=4) is False
+    assert watch.note(b"a", seed=5) is False  # once two differ, the task is not degenerate
+
+    coincidence = DegeneracyWatch()
+    assert [coincidence.note(p, s) for s, p in enumerate([b"a", b"b", b"a"])] == [None, False, False]

@@ -20,6 +20,8 @@ import time
 from kernelgym.judge import policy, sandbox
 from kernelgym.judge.admission import GpuAdmission
 from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
+from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_REASON
+from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, tree_rss_bytes
@@ -73,7 +75,7 @@ class Session:
         #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
         self.memory_hold = contextlib.ExitStack()
-        self._reference_prints: dict | None = {}  # output digest -> seed (None once the task is flagged degenerate)
+        self._degeneracy = DegeneracyWatch()  # are the reference's outputs the same for every seed?
 
     # -- limits ------------------------------------------------------------------------------------------------
     def limit(self, name: str) -> float:
@@ -301,8 +303,7 @@ class Session:
         if refs is None:
             refs = self._reference_outputs(seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
-        if outlier == NO_OUTLIERS:
-            self._note_reference(refs, seed)
+        self._note_reference(refs, seed)
         check = self._receive_and_check(refs, outlier, seed)
         if trial is not None:
             self.result.trials.append({**trial, **check.to_dict()})
@@ -311,22 +312,14 @@ class Session:
             raise Verdict("incorrect", f"wrong result in {where}: {check.reason}")
 
     def _note_reference(self, refs: tuple, seed: int) -> None:
-        """Flag the task ``degenerate_task`` (once) when two different seeds give the reference bit-identical outputs
-        on standard inputs: an output that does not depend on the inputs can be "computed" by a constant kernel
-        (KernelBench L2/80). Only standard inputs count: outliers can saturate an honest task's output (a loss
-        dominated by the outliers' magnitude, a clamp) so that different seeds give the same bits, which says
-        nothing about the task's ordinary inputs (``full`` runs three outlier trials)."""
-        seen = self._reference_prints
-        if seen is None:
-            return
-        print_ = output_fingerprint(refs)
-        if print_ in seen and seen[print_] != seed:
-            self.result.add_flag("degenerate_task", "the reference returned identical outputs for different inputs: "
-                                                    "its output does not depend on them, so speedups on this task "
-                                                    "mean nothing (reports can exclude it)")
-            self._reference_prints = None
-            return
-        seen[print_] = seed
+        """Flag the task ``degenerate_task`` while every output of the reference compared so far is bit-identical
+        over at least two seeds, and drop the flag once two differ (:mod:`.degeneracy`)."""
+        degenerate = self._degeneracy.note(output_fingerprint(refs), seed)
+        flagged = any(f.get("name") == DEGENERATE for f in self.result.flags)
+        if degenerate and not flagged:
+            self.result.add_flag(DEGENERATE, DEGENERATE_REASON)
+        elif degenerate is False and flagged:
+            self.result.flags[:] = [f for f in self.result.flags if f.get("name") != DEGENERATE]
 
     def _receive_and_check(self, refs: tuple, outlier: int, seed: int) -> TrialCheck:
         header = self.expect(Event.OUTPUTS)
@@ -543,26 +536,3 @@ class Session:
 
 def _has_floating(values: tuple) -> bool:
     return any(getattr(v, "is_floating_point", lambda: False)() for v in values)
-
-
-def output_fingerprint(values: tuple) -> bytes:
-    """A compact digest of outputs: shape, dtype, float64 sum, and up to 4096 evenly spaced
-    elements of each tensor (bitwise, so NaN equals NaN). Equal outputs always give equal digests."""
-    import hashlib
-
-    import torch
-
-    digest = hashlib.sha256()
-    for value in values:
-        if not torch.is_tensor(value):
-            digest.update(repr(value).encode())
-            continue
-        flat = value.detach().reshape(-1)
-        if flat.is_complex():
-            flat = torch.view_as_real(flat).reshape(-1)
-        step = max(1, flat.numel() // 4096)
-        total = flat.sum(dtype=torch.float64) if flat.numel() else torch.zeros((), dtype=torch.float64)
-        digest.update(f"{tuple(value.shape)}{value.dtype}".encode())
-        digest.update(total.cpu().numpy().tobytes())
-        digest.update(flat[::step][:4096].to(torch.float64).cpu().numpy().tobytes())
-    return digest.digest()
