@@ -280,6 +280,62 @@ def test_a_reservation_of_the_whole_budget_is_not_starved_by_smaller_ones():
     assert order == ["whole", "small"]
 
 
+def test_a_large_reservation_is_not_starved_by_a_stream_of_small_ones():
+    """Past the bypass bound no later reservation passes the earliest waiting one: it waits at most the bound plus
+    the holds running then (on the H200 a 60 GB reservation waited 275-321 s behind small ones without this)."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, stop, admitted = MemoryBudget(10, bypass_bound_s=0.5), threading.Event(), {}
+
+    def small_stream():  # three of these overlap: some small evaluation always holds memory
+        while not stop.is_set():
+            with budget.reserve(2):
+                time.sleep(0.1)
+
+    streams = [threading.Thread(target=small_stream) for _ in range(3)]
+    for t in streams:
+        t.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+
+    def large():
+        with budget.reserve(9):
+            admitted["after_s"] = time.monotonic() - started
+
+    waiting = threading.Thread(target=large)
+    waiting.start()
+    waiting.join(timeout=10)
+    stop.set()
+    for t in streams:
+        t.join(timeout=10)
+    assert "after_s" in admitted, "the large reservation was starved"
+    assert admitted["after_s"] < 0.5 + 0.1 + 1.0  # the bound, one small hold, scheduling slack
+
+
+def test_small_reservations_pass_a_waiting_large_one_within_the_bound():
+    """Below the bound, memory a large reservation cannot use yet goes to smaller ones that fit."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, order = MemoryBudget(10, bypass_bound_s=30.0), []
+    holder = budget.reserve(4)
+    holder.__enter__()
+
+    def reserve(name, nbytes):
+        with budget.reserve(nbytes):
+            order.append(name)
+
+    large = threading.Thread(target=reserve, args=("large", 8))
+    large.start()
+    time.sleep(0.1)
+    small = threading.Thread(target=reserve, args=("small", 2))
+    small.start()
+    small.join(timeout=5)
+    assert order == ["small"]  # it fitted beside the holder, ahead of the large one still waiting
+    holder.__exit__(None, None, None)
+    large.join(timeout=5)
+    assert order == ["small", "large"]
+
+
 def cpu_judge_with_budget(tmp_path, budget):
     """A CPU judge whose evaluations reserve memory from ``budget`` as on a GPU (a real MemoryBudget)."""
     from kernelgym.judge.admission import GpuAdmission

@@ -117,32 +117,55 @@ class NoLock:
         yield
 
 
+#: longest a reservation that does not fit yet lets later, smaller ones pass it (seconds): past it, no later
+#: reservation is admitted until it has been. Below it, small evaluations fill the memory a large one cannot use
+#: yet; above it, the large one waits at most for the evaluations holding memory to end. Without the bound a
+#: 60 GB reservation waited 275-321 s behind a stream of small ones on the H200 (docs/BENCHMARKS.md, tenth session)
+MEMORY_BYPASS_BOUND_S = 10.0
+
+
 class MemoryBudget:
     """Admission by GPU memory: evaluations reserve their estimated need for their whole run, and wait while the
     reservations would exceed ``capacity`` bytes. One evaluation alone is always admitted, however large, so a
-    task bigger than the budget runs by itself instead of never. A reservation of the whole capacity (an
-    evaluation that must have the memory to itself) is not starved: while it waits, no new reservation is admitted.
+    task bigger than the budget runs by itself instead of never.
+
+    No reservation is starved. Waiting reservations queue in arrival order; a later one that fits may pass an
+    earlier one that does not only while the earliest waiting has waited less than ``bypass_bound_s``, and never
+    while a reservation of the whole capacity (an evaluation that must have the memory to itself) waits. So a
+    reservation waits at most the bound plus the run of the evaluations holding memory when the bound passed.
     """
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):
         self.capacity = int(capacity)
+        self.bypass_bound_s = float(bypass_bound_s)
         self._cond = threading.Condition()
         self.reserved = 0
         self.holders = 0
-        self._whole_waiting = 0
+        self._waiting: collections.OrderedDict[object, tuple[float, bool]] = collections.OrderedDict()
+
+    def _may_enter(self, ticket: object, nbytes: int) -> bool:
+        if self.holders and self.reserved + nbytes > self.capacity:
+            return False
+        oldest = next(iter(self._waiting))
+        if oldest is ticket:
+            return True
+        since, whole = self._waiting[oldest]
+        if whole or any(w for _, w in self._waiting.values()):
+            return False  # nobody passes a reservation of the whole capacity
+        return time.monotonic() - since < self.bypass_bound_s
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
         nbytes = max(0, min(int(nbytes), self.capacity))
-        whole = nbytes >= self.capacity > 0
+        ticket = object()
         with self._cond:
-            self._whole_waiting += whole
+            self._waiting[ticket] = (time.monotonic(), nbytes >= self.capacity > 0)
             try:
-                while (self.holders and self.reserved + nbytes > self.capacity) or \
-                        (self._whole_waiting and not whole):
-                    self._cond.wait()
+                while not self._may_enter(ticket, nbytes):
+                    self._cond.wait()  # woken by every release and every admission
             finally:
-                self._whole_waiting -= whole
+                del self._waiting[ticket]
+                self._cond.notify_all()  # the next in line may enter now
             self.reserved += nbytes
             self.holders += 1
         try:
