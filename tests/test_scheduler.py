@@ -282,7 +282,7 @@ def test_a_reservation_of_the_whole_budget_is_not_starved_by_smaller_ones():
 
 def test_a_large_reservation_is_not_starved_by_a_stream_of_small_ones():
     """Past the bypass bound no later reservation passes the earliest waiting one: it waits at most the bound plus
-    the holds running then (on the H200 a 60 GB reservation waited 275-321 s behind small ones without this)."""
+    the holds running then (on the H200 a 99 GiB reservation waited 275-321 s behind small ones without this)."""
     from kernelgym.judge.admission import MemoryBudget
 
     budget, stop, admitted = MemoryBudget(10, bypass_bound_s=0.5), threading.Event(), {}
