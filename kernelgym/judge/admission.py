@@ -120,7 +120,7 @@ class NoLock:
 #: longest a reservation that does not fit yet lets later, smaller ones pass it (seconds): past it, no later
 #: reservation is admitted until it has been. Below it, small evaluations fill the memory a large one cannot use
 #: yet; above it, the large one waits at most for the evaluations holding memory to end. Without the bound a
-#: 60 GB reservation waited 275-321 s behind a stream of small ones on the H200 (docs/BENCHMARKS.md, tenth session)
+#: 99 GiB reservation waited 275-321 s behind a stream of small ones on the H200 (docs/BENCHMARKS.md, tenth session)
 MEMORY_BYPASS_BOUND_S = 10.0
 
 
