@@ -149,10 +149,9 @@ class MemoryBudget:
         oldest = next(iter(self._waiting))
         if oldest is ticket:
             return True
-        since, whole = self._waiting[oldest]
-        if whole or any(w for _, w in self._waiting.values()):
+        if any(whole for _, whole in self._waiting.values()):
             return False  # nobody passes a reservation of the whole capacity
-        return time.monotonic() - since < self.bypass_bound_s
+        return time.monotonic() - self._waiting[oldest][0] < self.bypass_bound_s
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
