@@ -107,10 +107,29 @@ def not_judged(kb: dict) -> bool:
     return bool(OUT_OF_MEMORY.search(json.dumps(kb))) or str(kb.get("error", "")).startswith("timeout after")
 
 
+#: the flag of a kernel whose own kernels never ran in the forward: a torch fallback, rejected under ``partial``
+TORCH_FALLBACK = "no_custom_kernel"
+
+
+def judged_by_both(rows: list[dict], policy: str) -> list[dict]:
+    return [r for r in rows if "kernelbench" in r and not not_judged(r["kernelbench"]) and policy in r["kernelgym"]]
+
+
 def agreement(rows: list[dict], policy: str, key: str) -> float | None:
-    pairs = [(r["kernelbench"][key], r["kernelgym"][policy][key]) for r in rows
-             if "kernelbench" in r and not not_judged(r["kernelbench"]) and policy in r["kernelgym"]]
+    pairs = [(r["kernelbench"][key], r["kernelgym"][policy][key]) for r in judged_by_both(rows, policy)]
     return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
+
+
+def summarize(rows: list[dict], policy: str) -> dict:
+    """Agreement on compiled and on correct where both evaluators judged, the number of such kernels, and the
+    agreement on correct without the torch fallbacks kernelgym rejected under ``policy`` (flag
+    :data:`TORCH_FALLBACK`): a hack it catches by design, which KernelBench accepts."""
+    both = judged_by_both(rows, policy)
+    own = [r for r in both if TORCH_FALLBACK not in r["kernelgym"][policy].get("flags", [])]
+    return {"kernels": len(both), "compiled_agreement": agreement(rows, policy, "compiled"),
+            "correct_agreement": agreement(rows, policy, "correct"),
+            "torch_fallbacks_rejected": len(both) - len(own),
+            "correct_agreement_without_torch_fallbacks": agreement(own, policy, "correct")}
 
 
 def as_completed_within(submit, n: int, jobs: int, deadline: float):
@@ -276,8 +295,7 @@ def main() -> int:
     if not args.skip_kernelbench:
         walls["kernelbench"] = judge_with_kernelbench(items, rows, policies, args, deadline)
 
-    summary = {p: {"compiled_agreement": agreement(rows, p, "compiled"),
-                   "correct_agreement": agreement(rows, p, "correct")} for p in policies}
+    summary = {p: summarize(rows, p) for p in policies}
     summary["seconds"] = walls
     print(json.dumps(summary, indent=1))
     unjudged = [row["kernel"] for row in rows if "kernelbench" in row and not_judged(row["kernelbench"])]

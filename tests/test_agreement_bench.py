@@ -149,3 +149,25 @@ def test_only_runs_the_kernels_named_and_a_wrong_name_is_a_clear_error(tmp_path)
          "--kernels", str(checkout / "triton_runs"), "--only", "level1_problem9_triton.py", "--skip-kernelgym"],
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "no kernel file named level1_problem9_triton.py" in done.stderr
+
+
+def test_the_summary_counts_kernels_and_gives_agreement_without_the_torch_fallbacks_rejected():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from kernelbench_agreement import summarize
+
+    def row(kb_correct, status, flags=(), kb_extra=None):
+        ours = {"compiled": status != "compile_error", "correct": status == "ok", "status": status,
+                "flags": list(flags)}
+        return {"kernelgym": {"partial": ours},
+                "kernelbench": {"compiled": True, "correct": kb_correct, **(kb_extra or {})}}
+
+    rows = [row(True, "ok"), row(True, "ok"), row(False, "incorrect"),
+            row(True, "rejected", ["no_custom_kernel"]),  # a torch fallback KernelBench accepts
+            row(True, "incorrect"),  # a real disagreement
+            row(True, "ok", kb_extra={"error": "timeout after 120 s"}),  # not judged by KernelBench: left out
+            {"kernelgym": {"partial": {"compiled": True, "correct": True, "flags": []}}}]  # KernelBench not run
+    summary = summarize(rows, "partial")
+    assert summary["kernels"] == 5
+    assert summary["correct_agreement"] == 3 / 5
+    assert summary["torch_fallbacks_rejected"] == 1
+    assert summary["correct_agreement_without_torch_fallbacks"] == 3 / 4
