@@ -12,6 +12,8 @@
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
+#   the *_DEVICE_TRANSFER knobs are kept for old commands: the device handover is the default on a GPU now;
+#   KERNELGYM_DEVICE_TRANSFER=0 before a part sends outputs through host files instead
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
 #   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)

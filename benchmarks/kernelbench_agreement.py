@@ -247,11 +247,12 @@ def main() -> int:
     ap.add_argument("--budget-s", type=float, default=math.inf,
                     help="start nothing new after this many seconds (what runs finishes; rows are saved)")
     ap.add_argument("--device-transfer", action="store_true",
-                    help="hand outputs over in device memory (kernelgym.judge.device_transfer); the default on a GPU anyway, KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
+                    help="hand outputs over in device memory (kernelgym.judge.device_transfer): the default on a GPU "
+                         "anyway; KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
     args = ap.parse_args()
 
     from kernelgym.evaluators import LocalEvaluator
-    from kernelgym.judge import policy as torch_policy
+    from kernelgym.judge import device_transfer, policy as torch_policy
     from kernelgym.tasks import load_kernelbench
 
     policies = [torch_policy.check(p) for p in args.policies.split(",")]
@@ -289,7 +290,7 @@ def main() -> int:
     walls: dict[str, float] = {}
     if not args.skip_kernelgym:
         with LocalEvaluator(device=args.device, max_workers=args.jobs,
-                            device_transfer=args.device_transfer or None) as evaluator:
+                            device_transfer=args.device_transfer or device_transfer.enabled()) as evaluator:
             for p in policies:
                 walls[p] = judge_with_kernelgym(evaluator, items, rows, p, args, deadline)
     if not args.skip_kernelbench:

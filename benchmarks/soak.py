@@ -58,12 +58,14 @@ def main() -> int:
     ap.add_argument("--shape", default=None, help="ROWSxCOLS of the scaled-relu task (default: its own, 4096x65536)")
     ap.add_argument("--prestart", action="store_true", help="judges keep a worker started one evaluation ahead")
     ap.add_argument("--device-transfer", action="store_true",
-                    help="hand outputs over in device memory (kernelgym.judge.device_transfer); the default on a GPU anyway, KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
+                    help="hand outputs over in device memory (kernelgym.judge.device_transfer): the default on a GPU "
+                         "anyway; KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
     ap.add_argument("--jobs", type=int, default=1, help="steps evaluated concurrently, each thread its own judges")
     ap.add_argument("--budget-s", type=float, default=None,
                     help="start no step after this many seconds; the steps done are reported (as after SIGINT)")
     args = ap.parse_args()
 
+    from kernelgym.judge import device_transfer
     from kernelgym.judge.profiles import get_profile
     from kernelgym.judge.runner import Judge, default_device
     from kernelgym.tasks import load_tasks
@@ -79,7 +81,7 @@ def main() -> int:
         task = resized_relu_task(tempfile.mkdtemp(prefix="kg-task-"), *map(int, args.shape.split("x")))
     profile = get_profile("quick").with_overrides(compile_timeout_s=30, cpu_correctness_timeout_s=30)
     common = {"device": device, "memory_limit_bytes": 3 << 30, "prestart_workers": args.prestart,
-              "device_transfer": args.device_transfer or None}
+              "device_transfer": args.device_transfer or device_transfer.enabled()}
     import threading
     from concurrent.futures import ThreadPoolExecutor
 

@@ -73,6 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernelgym.data.policies import ReplayPolicy  # noqa: E402
 from kernelgym.evaluators.ray_pool import ACTOR_HOLDS, RayEvalPool  # noqa: E402
+from kernelgym.judge import device_transfer  # noqa: E402
 from kernelgym.judge.admission import SharedExclusiveLock  # noqa: E402
 from kernelgym.tasks import Task, load_tasks  # noqa: E402
 
@@ -557,7 +558,7 @@ def scaling_words(sc: dict | None) -> str:
 
 def judge_kwargs(args) -> dict:
     """What every Judge of the run (pool actors and the plain path alike) is made with."""
-    return {"cache_dir": args.cache_dir, "device_transfer": args.device_transfer or None}
+    return {"cache_dir": args.cache_dir, "device_transfer": args.device_transfer or device_transfer.enabled()}
 
 
 # -- phases --------------------------------------------------------------------------------------------------
@@ -705,7 +706,8 @@ def main() -> int:
     ap.add_argument("--ray-fake-gpus", type=int, default=0,
                     help="start the local Ray cluster with this many fake GPU resources (CPU tests of --gpus)")
     ap.add_argument("--device-transfer", action="store_true",
-                    help="hand outputs over in device memory (kernelgym.judge.device_transfer); the default on a GPU anyway, KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
+                    help="hand outputs over in device memory (kernelgym.judge.device_transfer): the default on a GPU "
+                         "anyway; KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     deadline = time.monotonic() + args.budget_s

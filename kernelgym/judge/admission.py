@@ -131,8 +131,9 @@ class MemoryBudget:
 
     No reservation is starved. Waiting reservations queue in arrival order; a later one that fits may pass an
     earlier one that does not only while the earliest waiting has waited less than ``bypass_bound_s``, and never
-    while a reservation of the whole capacity (an evaluation that must have the memory to itself) waits. So a
-    reservation waits at most the bound plus the run of the evaluations holding memory when the bound passed.
+    while a reservation of the whole capacity (an evaluation that must have the memory to itself) waits. So the
+    earliest waiting reservation waits at most the bound plus the run of the evaluations holding memory when the
+    bound passed, and each later one in turn.
     """
 
     def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):

@@ -89,6 +89,11 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def available() -> bool:
+    """Whether this process found the CUDA driver's virtual-memory API the handover needs (``libcuda.so.1``)."""
+    return _CU is not None
+
+
 def _load_driver():
     try:
         lib = ctypes.CDLL("libcuda.so.1")

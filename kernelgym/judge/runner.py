@@ -28,6 +28,7 @@ from kernelgym.judge import guards, policy
 from kernelgym.judge.admission import GpuAdmission, NoBudget
 from kernelgym.judge.batch import BatchPlan
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
+from kernelgym.judge.device_transfer import available as device_transfer_available
 from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import secret_seed
@@ -122,7 +123,8 @@ class Judge:
         self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
         env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
         handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
-        self.device_transfer = handover and not self.on_cpu
+        # without the driver's API the outputs take the file path from the start, and reservations count 3 copies
+        self.device_transfer = handover and not self.on_cpu and device_transfer_available()
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer)
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)

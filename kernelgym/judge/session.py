@@ -313,7 +313,9 @@ class Session:
 
     def _note_reference(self, refs: tuple, seed: int) -> None:
         """Flag the task ``degenerate_task`` while every output of the reference compared so far is bit-identical
-        over at least two seeds, and drop the flag once two differ (:mod:`.degeneracy`)."""
+        over several seeds, and drop the flag once two differ (:mod:`.degeneracy`)."""
+        if self._degeneracy.settled:
+            return  # not degenerate, whatever comes: no more fingerprints (each sums a whole output in float64)
         degenerate = self._degeneracy.note(output_fingerprint(refs), seed)
         flagged = any(f.get("name") == DEGENERATE for f in self.result.flags)
         if degenerate and not flagged:
