@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+
+import pytest
 
 
 def test_autotune_sweeps_are_bounded():
@@ -360,3 +363,25 @@ print("changed:", sorted(k for k in before if before[k] is not after.get(k)))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     lines = [line for line in out.stdout.splitlines() if line.startswith(("dynamo", "changed"))]
     assert lines == ["dynamo after start-up and seeding: False True", "changed: []"], out.stdout + out.stderr[-2000:]
+
+
+def test_a_frame_nested_deeper_than_the_parser_is_a_protocol_error():
+    """A worker's frame of deeply nested JSON makes ``json.loads`` raise RecursionError: that is the candidate's
+    malformed frame, never an internal judge error (which pipelines may retry or drop)."""
+    import struct
+    import time
+
+    from kernelgym.judge.protocol import FrameReader, ProtocolError
+
+    read, write = os.pipe()
+    try:
+        raw = b"[" * 200_000
+        os.write(write, struct.pack(">I", len(raw)))
+        writer = threading.Thread(target=os.write, args=(write, raw))
+        writer.start()
+        with pytest.raises(ProtocolError, match="not JSON"):
+            FrameReader(read).read_header(time.monotonic() + 10)
+        writer.join(timeout=10)
+    finally:
+        os.close(read)
+        os.close(write)

@@ -140,7 +140,7 @@ class FrameReader:
         self._take(4)
         try:
             header = json.loads(self._take(length))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser's stack
             raise ProtocolError("frame header is not JSON") from exc
         if not isinstance(header, dict):
             raise ProtocolError("malformed frame header")
