@@ -160,3 +160,17 @@ def test_references_profiled_from_many_threads_are_profiled_on_one(relu_task, tm
     with ThreadPoolExecutor(4) as pool:
         tops = list(pool.map(lambda side: side.top_kernels(relu_task, 0), sides))
     assert all(tops) and len(threads) == 1 and next(iter(threads)).startswith("kernelgym-profiler")
+
+
+def test_a_lent_output_buffer_holds_zeros_whatever_an_earlier_one_held():
+    """A worker can read its output buffer before writing it: the runner zeroes every buffer before lending it, so
+    what an earlier buffer held (another candidate's outputs for the same seeds, in a batch) never shows."""
+    from kernelgym.judge.device_transfer import DeviceBuffer
+
+    nbytes = 256 << 20
+    for _ in range(3):
+        with DeviceBuffer(0, nbytes) as buf:
+            view = buf.mapping.bytes_view(buf.size, 0)
+            assert int(view.count_nonzero()) == 0
+            view.fill_(0xA5)
+            torch.cuda.synchronize()
