@@ -385,3 +385,20 @@ def test_a_frame_nested_deeper_than_the_parser_is_a_protocol_error():
     finally:
         os.close(read)
         os.close(write)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_integer_and_bool_outputs_are_compared_exactly_whatever_the_tolerance(dtype):
+    """An argmax off by one passed under a float32 task's rtol once indices were large enough (1 within 1e-4 of
+    10000); indices, counts and masks have no rounding, so any difference is wrong."""
+    import torch
+
+    from kernelgym.judge.correctness import compare_outputs
+
+    if dtype == "bool":
+        ref, off = torch.tensor([True, False, True]), torch.tensor([True, True, True])
+    else:
+        ref = torch.tensor([3, 10_000, 23_999], dtype=getattr(torch, dtype))
+        off = ref + (ref >= 10_000).to(ref.dtype)
+    assert compare_outputs((ref,), (ref.clone(),), 1e-2, 1e-2).ok
+    assert not compare_outputs((ref,), (off,), 1e-2, 1e-2).ok
