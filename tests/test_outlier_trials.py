@@ -1,7 +1,10 @@
 """Outlier trials (kernelgym.judge.inputs.SIGNED_OUTLIERS): outliers of either sign, unless the reference's own outputs
 on those are not finite, in which case the outliers keep each input's sign. A kernel that is wrong wherever the
 reference is defined (a cumulative product through logarithms, wrong for negative values) stays incorrect; a kernel
-that differs only where the inputs left the function's domain (a negative probability under a logarithm) does not."""
+that differs only where the inputs left the function's domain (a negative probability under a logarithm) does not.
+Where the reference raises on outliers of either kind (a loss that refuses probabilities outside [0, 1]), the
+outlier trial runs on standard inputs: the task's domain has no outliers, and the judge's error is not the
+candidate's verdict."""
 
 from __future__ import annotations
 
@@ -85,6 +88,10 @@ p = a.clamp_min(1e-10)
 y = (b * (tlog(b.clamp_min(1e-10)) - tlog(p))).sum() / a.shape[0]
 """)
 CUMPROD = problem("torch.cumprod(a, dim=1)", "[torch.rand(rows, cols)]")
+#: binary cross-entropy raises on probabilities outside [0, 1], and outliers of either sign or of the input's own
+#: sign are outside it: the reference cannot be computed on any outlier input
+BCE = problem("torch.nn.functional.binary_cross_entropy(a, b)", "[torch.rand(rows, cols), torch.rand(rows, cols)]")
+BCE_KERNEL = candidate("y = -(b * tlog(a).clamp_min(-100) + (1 - b) * tlog(1 - a).clamp_min(-100)).mean()")
 #: cumprod as exp(cumsum(log x)): right for positive values only
 CUMPROD_THROUGH_LOGS = candidate("y = torch.exp(torch.cumsum(tlog(a), dim=1))")
 
@@ -92,6 +99,7 @@ CUMPROD_THROUGH_LOGS = candidate("y = torch.exp(torch.cumsum(tlog(a), dim=1))")
 @pytest.mark.parametrize("source, text, status, outliers", [
     (KL_DIV, KL_DIV_CLAMPED, "ok", "signed"),                       # reference NaN on negative probabilities
     (CUMPROD, CUMPROD_THROUGH_LOGS, "incorrect", "either_sign"),    # reference finite on negative values
+    (BCE, BCE_KERNEL, "ok", "none"),                                # reference raises on every outlier input
 ])
 def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source, text, status, outliers):
     task = task_from_source(source, "L1/1_outliers", 1, task_set="kernelbench")

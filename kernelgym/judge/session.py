@@ -275,17 +275,25 @@ class Session:
         outlier, refs = NO_OUTLIERS, None
         if kind == "outlier":
             outlier, refs = self._outlier_inputs(seed)
-            record["outliers"] = "signed" if outlier == SIGNED_OUTLIERS else "either_sign"
+            record["outliers"] = OUTLIER_RECORDS[outlier]
         self.send(Command.TRIAL, seed, outlier)
         self.compare(seed, outlier, where, trial=record, refs=refs)
 
     def _outlier_inputs(self, seed: int) -> tuple[int, tuple]:
         """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign,
-        unless the reference's outputs on those are not finite (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`)."""
-        refs = self._reference_outputs(seed, OUTLIERS)
-        if all_finite(refs):
-            return OUTLIERS, refs
-        return SIGNED_OUTLIERS, self._reference_outputs(seed, SIGNED_OUTLIERS)
+        unless the reference's outputs on those are not finite or it raises on them
+        (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`: each input keeps its sign); when it raises on those too,
+        the task's domain has no outliers and the trial runs on standard inputs (``NO_OUTLIERS``)."""
+        try:
+            refs = self._reference_outputs(seed, OUTLIERS)
+            if all_finite(refs):
+                return OUTLIERS, refs
+        except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs, e.g. a probability above 1)
+            pass
+        try:
+            return SIGNED_OUTLIERS, self._reference_outputs(seed, SIGNED_OUTLIERS)
+        except Exception:  # noqa: BLE001
+            return NO_OUTLIERS, self._reference_outputs(seed, NO_OUTLIERS)
 
     def _reference_outputs(self, seed: int, outlier: int) -> tuple:
         def compute():
@@ -534,6 +542,10 @@ class Session:
             if attempt < EXTRA_BLOCKS:
                 self._checked_blocks(block)  # more blocks by the judge's clock before concluding
         raise self.reject("timing_wall_mismatch", reason)
+
+
+#: what an outlier trial's record says about its inputs
+OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
 
 
 def _has_floating(values: tuple) -> bool:
