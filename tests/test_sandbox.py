@@ -155,6 +155,35 @@ if _reached:
 
 
 @needs_sandbox
+def test_a_home_working_folder_and_cache_on_the_import_path_stay_hidden(tmp_path, monkeypatch, relu_task):
+    """A trainer started as ``python ~/train.py`` puts its folder on ``sys.path``, which the sandbox binds: the
+    runner's home, working folder, cache and the other workers' scratch folders (made in a TMPDIR there) must
+    still not show. The kernelgym package below a hidden folder is bound again, so the worker still runs."""
+    from kernelgym.judge.runner import Judge
+
+    home = tmp_path / "home"
+    (home / "tmp").mkdir(parents=True)
+    (home / "secret_api_key.txt").write_text("sk-secret")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TMPDIR", str(home / "tmp"))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    monkeypatch.chdir(home)
+    monkeypatch.syspath_prepend(str(home))
+    judge = Judge(device="cpu", cache_dir=home / ".cache" / "kernelgym", static_checks=False)
+    try:
+        assert judge.evaluate(relu_task, GOOD, profile=SHORT).status == "ok"  # fills the cache, leaves a scratch
+        probe = kernel_forward(indent("return launch(x)"), imports="import glob, os", extra=f'''
+_seen = [p for p in glob.glob({str(home)!r} + "/**", recursive=True, include_hidden=True)
+         if os.path.isfile(p) and not p.startswith(os.getcwd())]
+if _seen:
+    raise RuntimeError("saw " + ", ".join(_seen))''')
+        result = judge.evaluate(relu_task, probe, profile=SHORT)
+        assert result.status == "ok", (result.message, result.log_tail[-500:])
+    finally:
+        judge.close()
+
+
+@needs_sandbox
 def test_the_worker_imports_only_what_a_worker_needs(runtime_judge, relu_task):
     probe = kernel_forward(indent("return launch(x)"), imports="import sys", extra='''
 _loaded = [m for m in ("gymnasium", "kernelgym.envs", "kernelgym.evaluators", "kernelgym.data", "kernelgym.scoring",

@@ -195,19 +195,22 @@ class WorkerLauncher:
         fd_socket: give every worker a Unix socket on which the runner sends it file descriptors (the GPU output
             handover of :mod:`kernelgym.judge.device_transfer`); the worker gets its end's number as its second
             argument. The runner's end never reads and never blocks.
+        hidden: folders no worker may see although a bound folder covers them, besides the runner's home and
+            working folder (:func:`kernelgym.judge.sandbox.hidden_paths`): the judge's cache.
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
     :meth:`close` kills the spares. Not thread-safe, like the judge that owns it.
     """
 
     def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap",
-                 prestart: bool | int = False, fd_socket: bool = False):
+                 prestart: bool | int = False, fd_socket: bool = False, hidden: tuple = ()):
         sandbox.require(sandbox_mode)
         if not isinstance(prestart, int) or prestart < 0:  # bool is an int: True is one spare
             raise ValueError(f"prestart must be a bool or a count of spare workers >= 0, not {prestart!r}")
         self.env_for = env_for
         self.sandboxed = sandbox_mode == "bwrap"
         self.fd_socket = fd_socket
+        self.hidden = tuple(hidden)
         self.spares_wanted = int(prestart) if self.sandboxed else 0
         self._spares: collections.deque[StartedWorker] = collections.deque()
         self.stats = {"started": 0, "spares_used": 0, "spares_dead": 0}
@@ -244,7 +247,7 @@ class WorkerLauncher:
             pass_fds = [write_fd] + ([theirs.fileno()] if theirs else [])
             if self.sandboxed:
                 seccomp_fd = sandbox.seccomp_fd()
-                argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd)
+                argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd, self.hidden)
                 pass_fds.append(seccomp_fd)
             proc = spawn(argv, stdin=subprocess.PIPE, stdout=log_fd, stderr=subprocess.STDOUT, pass_fds=pass_fds,
                          cwd=scratch, env=self.env_for(scratch), start_new_session=True)

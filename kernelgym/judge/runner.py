@@ -125,7 +125,8 @@ class Judge:
         handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
         # without the driver's API the outputs take the file path from the start, and reservations count 3 copies
         self.device_transfer = handover and not self.on_cpu and device_transfer_available()
-        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer)
+        self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer,
+                                       hidden=(self.cache_dir,))
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)
         weakref.finalize(self, self.launcher.close)

@@ -55,6 +55,8 @@ NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000
 #: system directories the worker may read (those that exist)
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/sys", "/opt")
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+#: the kernelgym package itself: bound again wherever a hidden folder covers it (a checkout used as the working folder)
+PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
 
 class SandboxUnavailable(RuntimeError):
@@ -110,11 +112,13 @@ def seccomp_program() -> bytes:
         return f.read()
 
 
-def read_only_paths() -> list[str]:
+def read_only_paths(within: str | None = None) -> list[str]:
     """What the worker may read: system directories, the Python installation and import path, the CUDA toolkit,
-    the dynamic-library path. Parents before children, no duplicates, only paths that exist."""
+    the dynamic-library path, the kernelgym package. Parents before children, none covered by another, only paths
+    that exist; with ``within``, only those strictly inside that folder (what is bound again on top of a hidden
+    folder, :func:`command`)."""
     candidates = list(SYSTEM_DIRS) + [sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                      str(Path(sys.executable).resolve().parent), PACKAGE_ROOT]
+                                      str(Path(sys.executable).resolve().parent), PACKAGE_ROOT, PACKAGE_DIR]
     candidates += [p for p in sys.path if p and os.path.isabs(p)]
     for var in ("PYTHONPATH", "LD_LIBRARY_PATH"):
         candidates += [p for p in os.environ.get(var, "").split(os.pathsep) if p and os.path.isabs(p)]
@@ -122,6 +126,8 @@ def read_only_paths() -> list[str]:
         if os.environ.get(var):
             candidates.append(os.environ[var])
     candidates += [os.path.realpath(p) for p in candidates]  # a link's target must be visible too
+    if within is not None:
+        candidates = [p for p in candidates if _inside(os.path.normpath(p), within)]
     out: list[str] = []
     for path in sorted({os.path.normpath(p) for p in candidates}, key=lambda p: (p.count(os.sep), p)):
         covered = any(path == b or path.startswith(b.rstrip("/") + "/") for b in out)
@@ -130,21 +136,59 @@ def read_only_paths() -> list[str]:
     return out
 
 
+def hidden_paths(extra: tuple = ()) -> list[str]:
+    """Folders the worker must not see even where a bound folder covers them, shallowest first: the runner's home
+    and working folder (a script run from there puts that folder on ``sys.path``, and so into the sandbox), the
+    folder the workers' scratch folders are made in (the other workers' scratch folders), and ``extra`` (the
+    judge's cache: eager baselines, other candidates' CUDA builds and sources). Never ``/``, ``/tmp`` (private in
+    the sandbox already; a folder below it is hidden where something bound makes it visible) or a folder holding a
+    system directory."""
+    import tempfile
+
+    candidates = [os.path.expanduser("~"), os.getcwd(), tempfile.gettempdir(), *map(str, extra)]
+    candidates += [os.path.realpath(p) for p in candidates]
+    out = []
+    for path in sorted({os.path.normpath(p) for p in candidates if p and os.path.isabs(p)},
+                       key=lambda p: (p.count(os.sep), p)):
+        holds_system = any(s == path or s.startswith(path.rstrip("/") + "/") for s in SYSTEM_DIRS)
+        if path not in ("/", "/tmp") and not holds_system:
+            out.append(path)
+    return out
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
+
+
 def gpu_device_nodes() -> list[str]:
     """The NVIDIA device nodes of this machine (the worker gets these and a minimal private ``/dev``)."""
     return sorted(glob.glob("/dev/nvidia*") + glob.glob("/dev/nvidia-caps/*") + glob.glob("/dev/dri/renderD*"))
 
 
-def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: int) -> list[str]:
-    """``argv`` wrapped in ``bwrap``; ``writable`` are the only paths it may write besides its private /tmp."""
+def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: int, hidden: tuple = ()) -> list[str]:
+    """``argv`` wrapped in ``bwrap``; ``writable`` are the only paths it may write besides its private /tmp.
+
+    Every folder of :func:`hidden_paths` (``hidden``: the judge's cache) that a bound folder covers is replaced by
+    an empty one, and what the worker needs below it (bound folders inside it, the kernelgym package) is bound
+    again on top; its own scratch and ``writable`` folders come last."""
     bwrap = bwrap_executable()
     if bwrap is None:
         raise SandboxUnavailable("bwrap not found")
     args = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--uid", "65534", "--gid", "65534",
             "--cap-drop", "ALL", "--tmpfs", "/tmp"]  # first: a Python installation under /tmp is bound on top
-    for path in read_only_paths():
+    bound = read_only_paths()
+    for path in bound:
         args += ["--ro-bind", path, path]
+    visible = list(bound)
+    for folder in hidden_paths(hidden):
+        if not any(folder == b or _inside(folder, b) for b in visible):
+            continue  # not in the sandbox anyway
+        args += ["--tmpfs", folder]
+        again = read_only_paths(within=folder)
+        for path in again:
+            args += ["--ro-bind", path, path]
+        visible = [b for b in visible if not (b == folder or _inside(b, folder))] + again
     args += ["--proc", "/proc", "--dev", "/dev"]
     for node in gpu_device_nodes():
         args += ["--dev-bind", node, node]
