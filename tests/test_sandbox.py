@@ -184,6 +184,31 @@ if _seen:
 
 
 @needs_sandbox
+def test_the_private_tmp_is_small_and_scratch_files_count_as_memory(tmp_path, relu_task):
+    """``/tmp`` in the sandbox and the scratch folder can be tmpfs, whose pages are host memory no RSS shows: the
+    first has a size, the second's files count against the memory limit (a worker wrote 4 GB past a 1 GiB limit)."""
+    from kernelgym.judge.runner import Judge
+
+    tmp_fill = kernel_forward(indent("return launch(x)"), imports="import numpy as np", extra=f'''
+try:
+    np.zeros({sandbox.TMP_BYTES + (64 << 20)}, dtype=np.uint8).tofile("/tmp/fill")
+except OSError as exc:
+    raise RuntimeError("the private /tmp is full") from exc''')
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False, memory_limit_bytes=3 << 30)
+    try:
+        result = judge.evaluate(relu_task, tmp_fill, profile=SHORT)
+        assert "the private /tmp is full" in result.message, result.message
+        scratch_fill = kernel_forward(indent("return launch(x)"), imports="import numpy as np, time", extra='''
+for _i in range(16):
+    np.ones(256 << 20, dtype=np.uint8).tofile("fill%d" % _i)
+time.sleep(30)''')
+        result = judge.evaluate(relu_task, scratch_fill, profile=SHORT)
+        assert result.status == "crashed" and "scratch files" in result.message, result.message
+    finally:
+        judge.close()
+
+
+@needs_sandbox
 def test_the_worker_imports_only_what_a_worker_needs(runtime_judge, relu_task):
     probe = kernel_forward(indent("return launch(x)"), imports="import sys", extra='''
 _loaded = [m for m in ("gymnasium", "kernelgym.envs", "kernelgym.evaluators", "kernelgym.data", "kernelgym.scoring",

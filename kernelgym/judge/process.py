@@ -73,6 +73,31 @@ def tree_rss_bytes(root: int) -> int:
     return sum(rss_bytes(pid) or 0 for pid in descendants(root))
 
 
+def folder_bytes(folder, limit_entries: int = 100_000) -> int:
+    """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), walking at
+    most ``limit_entries`` entries; a folder with more counts as over any limit (its walk would cost the runner
+    more than the files are worth)."""
+    total, seen, stack = 0, 0, [str(folder)]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if seen > limit_entries:
+                    return 1 << 62
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                except OSError:
+                    pass
+    return total
+
+
 def rss_bytes(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/status") as f:

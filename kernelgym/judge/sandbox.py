@@ -55,6 +55,10 @@ NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000
 #: system directories the worker may read (those that exist)
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/sys", "/opt")
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+#: size of the worker's private ``/tmp`` (a tmpfs: its pages are host memory that no process's RSS shows, so without
+#: a size a worker could fill the host's memory past the runner's RSS watch). Workers write to their scratch folder
+#: (``HOME``, ``TMPDIR``, the Triton cache), whose bytes the runner counts; ``/tmp`` needs little
+TMP_BYTES = 256 << 20
 #: the kernelgym package itself: bound again wherever a hidden folder covers it (a checkout used as the working folder)
 PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -176,7 +180,7 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
         raise SandboxUnavailable("bwrap not found")
     args = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--uid", "65534", "--gid", "65534",
-            "--cap-drop", "ALL", "--tmpfs", "/tmp"]  # first: a Python installation under /tmp is bound on top
+            "--cap-drop", "ALL", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]  # first: bound folders go on top
     bound = read_only_paths()
     for path in bound:
         args += ["--ro-bind", path, path]
