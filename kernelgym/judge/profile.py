@@ -130,26 +130,45 @@ def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict,
 
 
 class LaunchCounter:
-    """Counts launches of Triton kernels under the interpreter (CPU mode), by kernel name."""
+    """Counts launches of Triton kernels by kernel name: every call of ``JITFunction.run`` (a launch on the GPU;
+    autotuned and heuristic kernels end there too) and of the interpreter's ``InterpretedFunction.run`` (CPU mode).
+
+    Installed in the worker before any candidate code and never switched off, so a forward cannot tell the calls
+    whose launches the runner looks at (every trial's: :meth:`kernelgym.judge.worker.Worker.trial`) from the others.
+    :attr:`installed` names the wrapped methods (their paths, for the worker's watch on patched functions)."""
+
+    #: the launch methods wrapped, as ``(module, class)``
+    TARGETS = (("triton.runtime.jit", "JITFunction"), ("triton.runtime.interpreter", "InterpretedFunction"))
 
     def __init__(self):
         self.counts: dict[str, int] = {}
+        self.installed: list[str] = []
 
     def install(self) -> bool:
-        try:
-            from triton.runtime import interpreter
-        except ImportError:  # pragma: no cover
-            return False
-        cls = getattr(interpreter, "InterpretedFunction", None)
-        if cls is None or not hasattr(cls, "run"):
-            return False
-        original = cls.run
+        import importlib
+
         counter = self
+        for module_name, class_name in self.TARGETS:
+            try:
+                cls = getattr(importlib.import_module(module_name), class_name, None)
+            except ImportError:  # pragma: no cover
+                cls = None
+            if cls is None or not hasattr(cls, "run") or getattr(cls.run, "_kernelgym_counts", False):
+                continue
 
-        def run(self, *args, **kwargs):
-            name = getattr(getattr(self, "fn", None), "__name__", "?")
-            counter.counts[name] = counter.counts.get(name, 0) + 1
-            return original(self, *args, **kwargs)
+            def make(original):
+                def run(self, *args, **kwargs):
+                    name = getattr(getattr(self, "fn", None), "__name__", "?")
+                    counter.counts[name] = counter.counts.get(name, 0) + 1
+                    return original(self, *args, **kwargs)
 
-        cls.run = run
-        return True
+                run._kernelgym_counts = True
+                return run
+
+            cls.run = make(cls.run)
+            self.installed.append(f"{module_name}.{class_name}.run")
+        return bool(self.installed)
+
+    def own(self, names) -> int:
+        """Launches counted so far of the kernels named ``names``."""
+        return sum(n for name, n in self.counts.items() if name in names)

@@ -76,6 +76,7 @@ class Session:
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
         self.memory_hold = contextlib.ExitStack()
         self._degeneracy = DegeneracyWatch()  # are the reference's outputs the same for every seed?
+        self._own_launches = None  # launches of the candidate's kernels in the last forward compared (worker's count)
 
     # -- limits ------------------------------------------------------------------------------------------------
     def limit(self, name: str) -> float:
@@ -320,6 +321,20 @@ class Session:
         if not check.ok:
             self.send(Command.STOP)
             raise Verdict("incorrect", f"wrong result in {where}: {check.reason}")
+        if trial is not None:
+            self._require_own_launches(where)
+
+    def _require_own_launches(self, where: str) -> None:
+        """Under a torch policy that needs the candidate's own kernels (:mod:`.policy`), every trial's forward must
+        launch one of its Triton kernels, not only the profiled forward (a forward can tell that one apart: the
+        profiler's state is visible to it). The worker counts launches in every call, so the trials look like any
+        other call. CUDA candidates' launches are not counted (they happen in C++): for them the profiled
+        forward's check stands alone."""
+        own = self._own_launches
+        if self.result.backend != "triton" or not isinstance(own, int) or isinstance(own, bool) or own > 0:
+            return
+        if policy.applies("no_custom_kernel", self.result.torch_policy):
+            raise self.reject("no_custom_kernel", f"none of the candidate's kernels was launched in {where}")
 
     def _note_reference(self, refs: tuple, seed: int) -> None:
         """Flag the task ``degenerate_task`` while every output of the reference compared so far is bit-identical
@@ -335,6 +350,7 @@ class Session:
 
     def _receive_and_check(self, refs: tuple, outlier: int, seed: int) -> TrialCheck:
         header = self.expect(Event.OUTPUTS)
+        self._own_launches = header.get("own_launches")
         flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
         if flags:
             for name, reason in flags[1:]:

@@ -71,7 +71,7 @@ _readline = sys.stdin.readline
 _modes = (getattr(torch._C, "_len_torch_function_stack", None), getattr(torch._C, "_len_torch_dispatch_stack", None))
 
 
-def _watched() -> dict:
+def _watched(launch_methods: tuple = ()) -> dict:
     """Objects a candidate might patch to fool the judge; compared by identity before every output leaves."""
     import builtins
 
@@ -112,6 +112,12 @@ def _watched() -> dict:
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "check", "trial", "profile"):
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
+    for name in ("profile_forward", "candidate_kernel_names"):  # what the torch-use policy is measured with
+        watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
+    for name in ("own", "install"):
+        watched[f"kernelgym.judge.profile.LaunchCounter.{name}"] = getattr(LaunchCounter, name)
+    for path in launch_methods:  # the launch counter's wrappers (installed before this snapshot)
+        watched[path] = _resolve(path)
     return watched
 
 
@@ -171,8 +177,8 @@ class Worker:
         self.timer = None
         self.snapshots: list[tuple] = []
         self.launches = LaunchCounter()
-        if self.device == "cpu":
-            self.launches.install()
+        self.launches.install()
+        self.own_names = set(candidate_kernel_names(request["source"]))
 
     # -- channel -------------------------------------------------------------------------------------------
     def send(self, header: dict) -> None:
@@ -232,6 +238,7 @@ class Worker:
     def trial(self, seed: int, outlier: int) -> bool:
         inputs = make_inputs(self.module, seed, self.device, outlier=outlier)
         copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
+        self.launches.counts.clear()
         try:
             with torch.no_grad():
                 outputs = as_tuple(self.model(*inputs))
@@ -239,8 +246,9 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "trial")
             return False
+        own = self.launches.own(self.own_names) if self.launches.installed else None
         mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
-        sent = self.send_outputs(outputs, mutated)
+        sent = self.send_outputs(outputs, mutated, own)
         _scrub(outputs)  # released: nothing of this call's results survives for a later call to pick up
         _scrub(inputs)
         return sent
@@ -264,9 +272,10 @@ class Worker:
         _scrub(inputs)
         return sent
 
-    def send_outputs(self, outputs: tuple, mutated: list[int]) -> bool:
-        """Describe ``outputs`` (with the integrity flags of this moment), then copy each tensor into the file the
-        runner names. The tensors are snapshots taken by the worker's own code or the forward's fresh results."""
+    def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None) -> bool:
+        """Describe ``outputs`` (with the integrity flags of this moment and, for a trial, how many launches of the
+        candidate's own Triton kernels the forward made), then copy each tensor into the file the runner names.
+        The tensors are snapshots taken by the worker's own code or the forward's fresh results."""
         flags = self.integrity_flags()
         descs = []
         for out in outputs:
@@ -279,7 +288,8 @@ class Worker:
                 descs.append({"kind": "scalar", "value": float(out)})
             else:
                 descs.append({"kind": _type(out).__name__})
-        self.send({"event": Event.OUTPUTS, "descs": descs, "mutated_inputs": mutated, "integrity_flags": flags})
+        self.send({"event": Event.OUTPUTS, "descs": descs, "mutated_inputs": mutated, "integrity_flags": flags,
+                   "own_launches": own_launches})
         if flags:
             return True  # the runner rejects; nothing of these outputs leaves
         for out, desc in zip(outputs, descs):
@@ -417,7 +427,7 @@ def main() -> int:
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
     _settle_dynamo_patch()
-    _WATCHED.update(_watched())
+    _WATCHED.update(_watched(tuple(worker.launches.installed)))
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
     worker.send({"event": Event.READY})
     if request.get("mode") == "build":  # CUDA prebuild on a CPU worker: execute the text (load_inline builds)

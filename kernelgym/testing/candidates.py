@@ -185,6 +185,17 @@ return launch(x)'''), imports="import sys\nimport time", init="self.calls = 0"),
 launch(x[:1])
 return torch.clamp(x, min=0) * 2 + 1''')), "rejected", ""),  # CPU: torch_fallback; GPU: low coverage
     "kernel_never_launched": ("runtime", kernel_forward(indent("return torch.relu(x) * 2 + 1")), "rejected", ""),
+    # the policy measured in one call only: the forward tells the profiled call apart by the profiler's state or
+    # by its place in the sequence, and runs its kernel there alone (torch everywhere else)
+    "kernel_only_under_profiler": ("guarded", kernel_forward(indent('''
+if torch.autograd.profiler._is_profiler_enabled:
+    return launch(x)
+return torch.clamp(x, min=0) * 2 + 1''')), "rejected", "launched in standard trial"),
+    "kernel_only_in_the_profiled_call": ("runtime", kernel_forward(indent('''
+self.calls += 1
+if self.calls == 8:
+    return launch(x)
+return torch.clamp(x, min=0) * 2 + 1'''), init="self.calls = 0"), "rejected", "launched in standard trial"),
     "torch_fallback_guarded": ("guarded", kernel_forward(indent("return torch.nn.functional.relu(x) * 2 + 1")),
                                "rejected", ""),
     "try_except_fallback": ("guarded", kernel_forward(indent('''
