@@ -204,6 +204,11 @@ for _i in range(16):
 time.sleep(30)''')
         result = judge.evaluate(relu_task, scratch_fill, profile=SHORT)
         assert result.status == "crashed" and "scratch files" in result.message, result.message
+        transfer_fill = scratch_fill.replace('"fill%d" % _i', 'glob.glob("/dev/shm/kernelgym-xfer-*")[0] + "/fill%d" % _i')
+        transfer_fill = transfer_fill.replace("import numpy as np, time", "import glob, numpy as np, time")
+        result = judge.evaluate(relu_task, transfer_fill, profile=SHORT)
+        assert result.status == "crashed" and "scratch files" in result.message, result.message
+        assert judge.evaluate(relu_task, GOOD, profile=SHORT).status == "ok"  # its own output files do not count
     finally:
         judge.close()
 

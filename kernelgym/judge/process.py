@@ -73,10 +73,10 @@ def tree_rss_bytes(root: int) -> int:
     return sum(rss_bytes(pid) or 0 for pid in descendants(root))
 
 
-def folder_bytes(folder, limit_entries: int = 100_000) -> int:
-    """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), walking at
-    most ``limit_entries`` entries; a folder with more counts as over any limit (its walk would cost the runner
-    more than the files are worth)."""
+def folder_bytes(folder, limit_entries: int = 100_000, exclude: frozenset = frozenset()) -> int:
+    """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), leaving out
+    the paths in ``exclude``, walking at most ``limit_entries`` entries; a folder with more counts as over any
+    limit (its walk would cost the runner more than the files are worth)."""
     total, seen, stack = 0, 0, [str(folder)]
     while stack:
         try:
@@ -91,7 +91,7 @@ def folder_bytes(folder, limit_entries: int = 100_000) -> int:
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
+                    elif entry.is_file(follow_symlinks=False) and entry.path not in exclude:
                         total += entry.stat(follow_symlinks=False).st_blocks * 512
                 except OSError:
                     pass

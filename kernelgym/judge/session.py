@@ -77,6 +77,7 @@ class Session:
         self.memory_hold = contextlib.ExitStack()
         self._degeneracy = DegeneracyWatch()  # are the reference's outputs the same for every seed?
         self._own_launches = None  # launches of the candidate's kernels in the last forward compared (worker's count)
+        self._lent_files: set[str] = set()  # output files this side made for the worker to fill (not its memory)
 
     # -- limits ------------------------------------------------------------------------------------------------
     def limit(self, name: str) -> float:
@@ -152,9 +153,12 @@ class Session:
         return f" (stuck at candidate.py line {number}{': ' + code if code else ''})"
 
     def _check_memory(self) -> None:
-        """The worker's resident memory and the files in its scratch folder (which may be a tmpfs, host memory no
-        RSS shows) against the memory limit."""
-        rss = tree_rss_bytes(self.worker.proc.pid) + folder_bytes(self.worker.scratch)
+        """The worker's resident memory and the files in its scratch and transfer folders (a tmpfs's pages are host
+        memory no RSS shows) against the memory limit; the output file this side made and lent is not the
+        worker's."""
+        lent = frozenset(self._lent_files)
+        rss = (tree_rss_bytes(self.worker.proc.pid) + folder_bytes(self.worker.scratch, exclude=lent)
+               + folder_bytes(self.worker.xfer, exclude=lent))
         if rss > self.settings.memory_limit_bytes:
             raise Verdict("crashed", f"the worker used {rss / 2**30:.1f} GiB of host memory and scratch files, over "
                                       f"the {self.settings.memory_limit_bytes / 2**30:.1f} GiB limit; it was killed")
@@ -417,9 +421,13 @@ class Session:
         device_transfer.HANDOVERS["file"] += 1
         with OutputFile(transfer_dir(self.worker.xfer, self.worker.scratch, nbytes), nbytes) as out:
             self.postpone(nbytes / TRANSFER_BYTES_PER_S)
-            self.send(Command.SEND, out.path)
-            self.expect(Event.TENSOR)
-            return tensor_from_raw(desc, out.read())
+            self._lent_files.add(str(out.path))
+            try:
+                self.send(Command.SEND, out.path)
+                self.expect(Event.TENSOR)
+                return tensor_from_raw(desc, out.read())
+            finally:
+                self._lent_files.discard(str(out.path))
 
     def profile(self) -> None:
         """The profiled forward: its outputs are compared, and the candidate's own kernels must have done the work
