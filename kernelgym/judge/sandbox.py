@@ -149,7 +149,11 @@ def hidden_paths(extra: tuple = ()) -> list[str]:
     system directory."""
     import tempfile
 
-    candidates = [os.path.expanduser("~"), os.getcwd(), tempfile.gettempdir(), *map(str, extra)]
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working folder was removed: nothing of it to hide
+        cwd = ""
+    candidates = [os.path.expanduser("~"), cwd, tempfile.gettempdir(), *map(str, extra)]
     candidates += [os.path.realpath(p) for p in candidates]
     out = []
     for path in sorted({os.path.normpath(p) for p in candidates if p and os.path.isabs(p)},
