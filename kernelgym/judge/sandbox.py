@@ -59,6 +59,8 @@ PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 #: a size a worker could fill the host's memory past the runner's RSS watch). Workers write to their scratch folder
 #: (``HOME``, ``TMPDIR``, the Triton cache), whose bytes the runner counts; ``/tmp`` needs little
 TMP_BYTES = 256 << 20
+#: size of the empty folder put over each hidden folder (:func:`hidden_paths`): it holds only mount points
+HIDDEN_BYTES = 1 << 20
 #: the kernelgym package itself: bound again wherever a hidden folder covers it (a checkout used as the working folder)
 PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -192,7 +194,7 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
     for folder in hidden_paths(hidden):
         if not any(folder == b or _inside(folder, b) for b in visible):
             continue  # not in the sandbox anyway
-        args += ["--tmpfs", folder]
+        args += ["--size", str(HIDDEN_BYTES), "--tmpfs", folder]  # writable but private: bounded
         again = read_only_paths(within=folder)
         for path in again:
             args += ["--ro-bind", path, path]
