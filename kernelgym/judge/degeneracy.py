@@ -3,8 +3,8 @@ input, so a constant "kernel" is correct on it and wins any speedup.
 
 The judge compares the candidate with the reference's outputs for several secret seeds in every evaluation (its
 standard and outlier trials, the profiled forward, the checks of timed calls). :class:`DegeneracyWatch` calls the
-task degenerate when **every** one of those outputs is bit-identical, over at least two different seeds: exactly
-when a kernel that writes one constant would pass every comparison. One repeat is not enough:
+task degenerate when **every** one of those outputs is bit-identical, over at least :data:`MIN_SEEDS` different
+seeds: exactly when a kernel that writes one constant would pass every comparison. One repeat is not enough:
 
 * a scalar output such as a mean loss over a large random input has only a few thousand likely values, so among a
   dozen seeds two can coincide for an honest task (KernelBench's L1/95 was flagged that way once on the H200);

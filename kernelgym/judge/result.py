@@ -15,8 +15,9 @@ message            one short human-readable sentence on the verdict
 log_tail           the last lines of what the candidate printed / the traceback (bounded)
 trials             list of per-trial correctness records: ``{"trial", "stage" (standard|outlier), "seed"
                    (the public part only), "ok", "max_abs_err", "max_rel_err", "worst_index", "reason"}``;
-                   outlier trials add ``"outliers"``: ``"either_sign"``, or ``"signed"`` when the reference was
-                   not finite on those (:data:`kernelgym.judge.inputs.SIGNED_OUTLIERS`)
+                   outlier trials add ``"outliers"``: ``"either_sign"``, ``"signed"`` when the reference was not
+                   finite or raised on those (:data:`kernelgym.judge.inputs.SIGNED_OUTLIERS`), or ``"none"`` when
+                   it raised on signed ones too (standard inputs then)
 runtime_ms         candidate forward time: median (ms) or ``None`` when not timed
 runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}``, and the eager reference's: ``"baseline"``
                    (``"interleaved"``: timed in blocks alternating with the candidate's in this evaluation;

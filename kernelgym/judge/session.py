@@ -291,14 +291,20 @@ class Session:
         unless the reference's outputs on those are not finite or it raises on them
         (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`: each input keeps its sign); when it raises on those too,
         the task's domain has no outliers and the trial runs on standard inputs (``NO_OUTLIERS``)."""
+        import torch
+
         try:
             refs = self._reference_outputs(seed, OUTLIERS)
             if all_finite(refs):
                 return OUTLIERS, refs
+        except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error as before
+            raise
         except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs, e.g. a probability above 1)
             pass
         try:
             return SIGNED_OUTLIERS, self._reference_outputs(seed, SIGNED_OUTLIERS)
+        except torch.cuda.OutOfMemoryError:
+            raise
         except Exception:  # noqa: BLE001
             return NO_OUTLIERS, self._reference_outputs(seed, NO_OUTLIERS)
 
