@@ -7,12 +7,14 @@ policy, every disagreement with both sides' reasons, and evaluations per GPU-hou
 
     python benchmarks/kernelbench_agreement.py --kernelbench KB_CHECKOUT --kernels KB_CHECKOUT/triton_runs \\
         [--policies off,partial] [--limit N] [--jobs 8] [--skip-kernelbench | --skip-kernelgym] [--kb-jobs 1]
-        [--budget-s S] [--resume earlier.json [--redo-kernelgym]] [--device-transfer] [--json out.json]
+        [--budget-s S] [--resume earlier.json ... [--redo-kernelgym]] [--device-transfer] [--json out.json]
 
 A run stopped by ``--budget-s`` or killed keeps every verdict it got in ``--json`` (saved after each one);
 ``--resume`` that file (for instance with ``--skip-kernelgym``) to run only what is missing, or with
-``--redo-kernelgym`` to judge every kernel with kernelgym again (after a judge change) and keep KernelBench's
-verdicts; kernelgym judges the kernels KernelBench has judged first.
+``--redo-kernelgym`` to judge every kernel with kernelgym again under ``--policies`` (after a judge change) and keep
+KernelBench's verdicts and kernelgym's under the other policies; kernelgym judges the kernels KernelBench has judged
+first. ``--resume`` may be given several times (later files win): with ``--skip-kernelgym --skip-kernelbench`` that
+merges runs into one table without judging anything.
 
 ``KB_CHECKOUT`` holds KernelBench's evaluator at HEAD (``src/kernelbench``; needs torch, numpy, pydantic; its LLM
 client imports are stubbed where missing) and the problems the kernels were written for (``KernelBench/level*``,
@@ -109,6 +111,18 @@ def not_judged(kb: dict) -> bool:
 
 #: the flag of a kernel whose own kernels never ran in the forward: a torch fallback, rejected under ``partial``
 TORCH_FALLBACK = "no_custom_kernel"
+
+
+def keep_earlier(rows: list[dict], earlier_rows: list[dict], redo=()) -> None:
+    """Fill ``rows`` with the verdicts of an earlier run's ``earlier_rows`` (matched by kernel file name), replacing
+    what ``rows`` holds: kernelgym's verdict under every policy except those in ``redo`` (to be judged again), and
+    KernelBench's verdict when that run judged the kernel (a run that was not judged is never kept)."""
+    done = {row["kernel"]: row for row in earlier_rows}
+    for row in rows:
+        earlier = done.get(row["kernel"], {})
+        row["kernelgym"].update({p: v for p, v in earlier.get("kernelgym", {}).items() if p not in redo})
+        if "kernelbench" in earlier and not not_judged(earlier["kernelbench"]):
+            row["kernelbench"] = earlier["kernelbench"]
 
 
 def judged_by_both(rows: list[dict], policy: str) -> list[dict]:
@@ -238,9 +252,11 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="write every row and the summary here")
     ap.add_argument("--skip-kernelgym", action="store_true", help="run KernelBench's side only (with --resume)")
     ap.add_argument("--redo-kernelgym", action="store_true",
-                    help="with --resume: keep KernelBench's verdicts, judge every kernel with kernelgym again")
-    ap.add_argument("--resume", type=Path, default=None,
-                    help="a JSON this script wrote: its verdicts are kept and only what is missing is run")
+                    help="with --resume: keep KernelBench's verdicts and kernelgym's under the policies not asked "
+                         "for, judge every kernel again under --policies")
+    ap.add_argument("--resume", type=Path, action="append", default=[],
+                    help="a JSON this script wrote: its verdicts are kept and only what is missing is run "
+                         "(repeatable: a later file's verdicts replace an earlier one's)")
     ap.add_argument("--alone-timeout-s", type=float, default=400.0,
                     help="KernelBench's limit per kernel when a run that was not judged is repeated alone")
     ap.add_argument("--kb-jobs", type=int, default=1, help="KernelBench subprocesses at once (default 1, as it runs)")
@@ -276,15 +292,11 @@ def main() -> int:
         rows.append({"kernel": path.name, "task_id": task.id, "kernelgym": {}})
         items.append((task, path.read_text(), ref, path))
 
-    if args.resume is not None and args.resume.exists():
-        done = {row["kernel"]: row for row in json.loads(args.resume.read_text()).get("rows", [])}
-        for row in rows:
-            earlier = done.get(row["kernel"], {})
-            if not args.redo_kernelgym:
-                row["kernelgym"].update(earlier.get("kernelgym", {}))
-            if "kernelbench" in earlier and not not_judged(earlier["kernelbench"]):
-                row["kernelbench"] = earlier["kernelbench"]
-        print(f"resumed from {args.resume}: {len(done)} rows", flush=True)
+    for earlier_file in args.resume:
+        if earlier_file.exists():
+            earlier_rows = json.loads(earlier_file.read_text()).get("rows", [])
+            keep_earlier(rows, earlier_rows, redo=policies if args.redo_kernelgym else ())
+            print(f"resumed from {earlier_file}: {len(earlier_rows)} rows", flush=True)
 
     deadline = time.monotonic() + args.budget_s
     walls: dict[str, float] = {}

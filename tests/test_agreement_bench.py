@@ -171,3 +171,22 @@ def test_the_summary_counts_kernels_and_gives_agreement_without_the_torch_fallba
     assert summary["correct_agreement"] == 3 / 5
     assert summary["torch_fallbacks_rejected"] == 1
     assert summary["correct_agreement_without_torch_fallbacks"] == 3 / 4
+
+
+def test_redo_drops_only_the_policies_judged_again_and_later_files_win():
+    """A run that judges ``off`` again keeps the ``partial`` verdicts it resumed from (it once dropped them all), and
+    resuming from several runs merges them, a later run's verdicts replacing an earlier one's."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from kernelbench_agreement import keep_earlier
+
+    kb_verdict = {"compiled": True, "correct": True, "wall_s": 1.0}
+    first = [{"kernel": "k.py", "kernelgym": {"off": {"status": "old off"}, "partial": {"status": "old partial"}},
+              "kernelbench": kb_verdict}]
+    second = [{"kernel": "k.py", "kernelgym": {"off": {"status": "new off"}},
+               "kernelbench": {"compiled": False, "correct": False, "error": "timeout after 120 s"}}]
+    rows = [{"kernel": "k.py", "kernelgym": {}}]
+    keep_earlier(rows, first, redo=("off",))
+    assert rows[0]["kernelgym"] == {"partial": {"status": "old partial"}}
+    keep_earlier(rows, second)
+    assert rows[0]["kernelgym"] == {"off": {"status": "new off"}, "partial": {"status": "old partial"}}
+    assert rows[0]["kernelbench"] is kb_verdict  # a later run that did not judge the kernel replaces nothing
