@@ -76,3 +76,43 @@ def test_gpu_judges_hand_outputs_over_on_the_device_unless_turned_off(monkeypatc
     else:
         monkeypatch.setenv(device_transfer.ENV, value)
     assert device_transfer.enabled() is on
+
+
+def test_a_buffer_the_device_has_no_memory_for_is_tried_again_after_the_cache_is_released():
+    """Out of device memory is a moment's state, not a lack of support: the runner gives back its allocator's cached
+    memory and tries once more; when that fails too, ``None`` sends this one output through a file (and is counted),
+    while a process that cannot make such memory at all still raises."""
+    from kernelgym.judge import device_transfer as dt
+
+    released, attempts = [], []
+
+    def make_after(failures):
+        def make(index, nbytes):
+            attempts.append((index, nbytes))
+            if len(attempts) <= failures:
+                raise dt.DeviceOutOfMemory("cuMemCreate failed with CUDA_ERROR_OUT_OF_MEMORY")
+            return ("buffer", index, nbytes)
+        return make
+
+    assert dt.lend_buffer(1, 4096, lambda: released.append(1), make_after(1)) == ("buffer", 1, 4096)
+    assert released == [1] and len(attempts) == 2
+    released.clear(), attempts.clear()
+    before = dt.HANDOVERS["out_of_memory"]
+    assert dt.lend_buffer(0, 4096, lambda: released.append(1), make_after(2)) is None
+    assert released == [1] and len(attempts) == 2 and dt.HANDOVERS["out_of_memory"] == before + 1
+
+    def unsupported(index, nbytes):
+        raise dt.DeviceTransferUnavailable("no driver")
+
+    with pytest.raises(dt.DeviceTransferUnavailable):
+        dt.lend_buffer(0, 4096, lambda: released.append(1), unsupported)
+
+
+def test_the_drivers_out_of_memory_code_is_told_apart_from_missing_support():
+    from kernelgym.judge import device_transfer as dt
+
+    with pytest.raises(dt.DeviceOutOfMemory, match="CUDA_ERROR_OUT_OF_MEMORY"):
+        dt._check(2, "cuMemCreate")
+    with pytest.raises(dt.DeviceTransferUnavailable, match="error 801"):
+        dt._check(801, "cuMemCreate")
+    dt._check(0, "cuMemCreate")

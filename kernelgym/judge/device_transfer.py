@@ -31,7 +31,7 @@ import ctypes
 import logging
 import os
 import socket
-from typing import Any
+from typing import Any, Callable
 
 from kernelgym.judge.transfer import flat_bytes, tensor_from_raw
 
@@ -51,6 +51,11 @@ _CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0
 
 class DeviceTransferUnavailable(RuntimeError):
     """This process cannot share device memory through file descriptors (no driver, no support)."""
+
+
+class DeviceOutOfMemory(RuntimeError):
+    """The driver had no device memory for a handover buffer of this size at this moment (``CUDA_ERROR_OUT_OF_MEMORY``):
+    a state of the GPU, not a lack of support, so the device handover stays on for later outputs."""
 
 
 class _Location(ctypes.Structure):
@@ -124,7 +129,12 @@ def _load_driver():
 _CU = _load_driver()
 
 
+_CUDA_ERROR_OUT_OF_MEMORY = 2
+
+
 def _check(code: int, what: str) -> None:
+    if code == _CUDA_ERROR_OUT_OF_MEMORY:
+        raise DeviceOutOfMemory(f"{what} failed with CUDA_ERROR_OUT_OF_MEMORY")
     if code != 0:
         raise DeviceTransferUnavailable(f"{what} failed with CUDA driver error {code}")
 
@@ -248,6 +258,27 @@ class DeviceBuffer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def lend_buffer(device_index: int, nbytes: int, release_cached: Callable[[], None],
+                make: Callable[[int, int], "DeviceBuffer"] = DeviceBuffer) -> "DeviceBuffer | None":
+    """A handover buffer of ``nbytes`` (``make(device_index, nbytes)``), or ``None`` when the device has no memory
+    for it even after ``release_cached()`` gave this process's cached but unused memory back to the driver.
+
+    The runner's tensors come from torch's caching allocator, which keeps what an evaluation freed (a reference's
+    outputs, the copies of a candidate's) for torch's own later use; ``cuMemCreate`` cannot use that memory. On the
+    H200 a buffer for an 8.6 GB output failed this way with other evaluations running beside it, and the file path
+    it fell back to turned that evaluation's correctness stage into 115 s. Raises
+    :class:`DeviceTransferUnavailable` when this process cannot make such memory at all."""
+    try:
+        return make(device_index, nbytes)
+    except DeviceOutOfMemory:
+        release_cached()
+    try:
+        return make(device_index, nbytes)
+    except DeviceOutOfMemory:
+        HANDOVERS["out_of_memory"] += 1
+        return None
 
 
 def _bind_functions() -> dict:

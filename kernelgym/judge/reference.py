@@ -66,6 +66,15 @@ class ReferenceSide:
         self._compiled: dict = {}
         self._top_kernels: dict = {}
 
+    def release_cached_memory(self) -> None:
+        """Give the GPU memory this process's caching allocator keeps but does not use back to the driver (nothing on
+        the CPU). Call it with the GPU held shared: freeing synchronises this process's work, so never inside another
+        evaluation's timed block."""
+        if not self.on_cpu:
+            import torch
+
+            torch.cuda.empty_cache()
+
     # -- outputs -----------------------------------------------------------------------------------------------
     def model(self, task: Task, init_seed: int):
         """The reference module and model for ``task`` on this device (models cached per init seed)."""

@@ -338,12 +338,8 @@ class Judge:
         """Give the GPU memory this process's allocator keeps cached but unused back to the driver, as the
         evaluation's reservation ends: the reference's outputs and the copies of the candidate's would otherwise stay
         cached here, outside every reservation, where no worker can use them (on the H200 a handover buffer then
-        failed with out-of-memory under KernelBench's 12-28 GiB tasks). Called with the GPU held shared: freeing
-        synchronises this process's work, never during another evaluation's timed block."""
-        if not self.on_cpu:
-            import torch
-
-            torch.cuda.empty_cache()
+        failed with out-of-memory under KernelBench's 12-28 GiB tasks). Called with the GPU held shared."""
+        self.reference.release_cached_memory()
 
     def _candidate_env(self, build_dir: Path | None, arch: str | None = None) -> dict[str, str]:
         """Environment settings that depend on the candidate, applied by the worker before it loads anything."""

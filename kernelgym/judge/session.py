@@ -30,7 +30,7 @@ from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, Fram
 from kernelgym.judge.reference import ReferenceSide
 from kernelgym.judge.result import EvalResult
 from kernelgym.judge import device_transfer
-from kernelgym.judge.device_transfer import DeviceBuffer, DeviceTransferUnavailable, device_index
+from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, lower_bound_ms, mismatch
@@ -405,12 +405,14 @@ class Session:
         nbytes = expected_nbytes(desc)
         if self.worker.sock is not None and nbytes:
             try:
-                buffer = DeviceBuffer(device_index(self.reference.device), nbytes)
+                buffer = device_transfer.lend_buffer(device_index(self.reference.device), nbytes,
+                                                     release_cached=self.reference.release_cached_memory)
             except DeviceTransferUnavailable as exc:
                 self.worker.sock.close()  # this process cannot: the file path for the rest of this evaluation
                 self.worker.sock = None
                 device_transfer.unavailable(exc)
-            else:
+                buffer = None
+            if buffer is not None:  # else (no device memory even after releasing the cache): a file, this once
                 device_transfer.HANDOVERS["device"] += 1
                 with buffer:
                     self.send(Command.SEND_DEVICE)

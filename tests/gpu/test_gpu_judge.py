@@ -174,3 +174,20 @@ def test_a_lent_output_buffer_holds_zeros_whatever_an_earlier_one_held():
             assert int(view.count_nonzero()) == 0
             view.fill_(0xA5)
             torch.cuda.synchronize()
+
+
+def test_a_handover_buffer_gets_the_memory_the_runners_allocator_kept_cached():
+    """Memory torch freed stays cached in the runner, where ``cuMemCreate`` cannot use it: with most of the GPU's
+    free memory held that way, a buffer that needs it is still lent once the cache is given back."""
+    from kernelgym.judge import device_transfer as dt
+
+    torch.cuda.empty_cache()
+    free, _ = torch.cuda.mem_get_info()
+    hog = torch.empty(int(free * 0.9), dtype=torch.uint8, device="cuda")
+    del hog  # cached by torch's allocator, not returned to the driver
+    nbytes = int(free * 0.5)
+    with pytest.raises(dt.DeviceOutOfMemory):
+        dt.DeviceBuffer(0, nbytes)
+    buffer = dt.lend_buffer(0, nbytes, torch.cuda.empty_cache)
+    assert buffer is not None
+    buffer.close()
