@@ -164,9 +164,9 @@ def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
     exclusive = sum(kind == "exclusive" for kind, _ in holds)
     trials = sum(1 for t in result.trials if t.get("stage") in ("standard", "outlier"))
     assert shared >= trials + 2  # the build, every trial and the profiled forward: each its own hold
-    # the warm-up, then one hold per timing round (the candidate's block, its checked calls and the reference's
-    # block together): on the CPU one round reaches max_runs
-    assert exclusive == 2
+    # the warm-up and the timing rounds that follow it within one slice (admission.SlicedHold) share one exclusive
+    # hold: on the CPU one round reaches max_runs
+    assert exclusive == 1
     # every reference forward (trials, the profiled forward, checked timed calls) runs inside a hold
     assert held_at_reference and set(held_at_reference) == {1}, held_at_reference
     depth = 0
@@ -191,11 +191,14 @@ class SlowToGrantLock(RecordingLock):
 
 
 @pytest.mark.timeout(300)
-def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_task):
+def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_task, monkeypatch):
     """Under load a timer takes as many samples as alone: the budget is spent by timing, not by lock waits. With the
     waits charged to it, the 1 s budget would end after two rounds (each round's wait for the GPU is 0.4 s), short
-    of max_runs."""
+    of max_runs. (Slices of no length: every round takes a hold of its own, and waits for it.)"""
     from conftest import GOOD
+    from kernelgym.judge import admission
+
+    monkeypatch.setattr(admission, "TIMING_HOLD_SLICE_S", 0.0)
     from kernelgym.judge.profiles import get_profile
     from kernelgym.judge.runner import Judge
     from kernelgym.judge.timing import TimingConfig
@@ -408,3 +411,30 @@ def test_running_out_of_gpu_memory_is_retried_once_with_the_memory_alone(tmp_pat
     other = judge.evaluate(relu_task, kernel_forward(indent('raise RuntimeError("an ordinary failure")')))
     assert other.status == "runtime_error" and not [f for f in other.flags if f["name"] == "retried_alone"]
     assert judge.launcher.stats["started"] == 3
+
+
+def test_a_timer_holds_the_gpu_in_slices_not_once_per_round():
+    """Consecutive timing rounds run inside one exclusive hold until it has lasted a slice; then the next round takes
+    a new one (sharers get in between), and a round that raises releases the GPU at once."""
+    from kernelgym.judge.admission import SlicedHold
+
+    lock = RecordingLock()
+    now = [0.0]
+    hold = SlicedHold(lock.exclusive, slice_s=1.0, clock=lambda: now[0])
+    for _ in range(3):  # 0.4 s each: the third reaches the slice, the hold ends after it
+        with hold.round():
+            now[0] += 0.4
+    assert hold.holds == 1 and [edge for _, edge, _, _ in lock.log] == ["in", "out"]
+    with lock.shared():  # a sharer between slices
+        pass
+    with hold.round():
+        now[0] += 0.1
+    assert hold.holds == 2 and hold._held is not None  # the new slice is still open
+    with pytest.raises(RuntimeError):
+        with hold.round():
+            raise RuntimeError("the worker died")
+    assert hold._held is None
+    hold.close()  # nothing held: nothing to do
+    kinds = [(kind, edge) for kind, edge, _, _ in lock.log]
+    assert kinds == [("exclusive", "in"), ("exclusive", "out"), ("shared", "in"), ("shared", "out"),
+                     ("exclusive", "in"), ("exclusive", "out")]

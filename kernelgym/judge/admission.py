@@ -11,6 +11,7 @@ import collections
 import contextlib
 import threading
 import time
+from typing import Callable, ContextManager
 
 
 #: longest a sharer waits while timers keep coming (seconds): past it, no new timer starts until the sharers
@@ -103,6 +104,59 @@ class SharedExclusiveLock:
             with self._cond:
                 self._writer = False
                 self._cond.notify_all()
+
+
+#: longest a timer keeps the GPU to itself across consecutive timing rounds (seconds): a round that starts while the
+#: hold is younger than this runs inside it; the hold ends after the round that reaches it, and with the timing
+#: stage. Each new exclusive hold first waits for every sharer's current step to end, and the GPU is partly idle
+#: while they drain, so one hold per round cost a timer as many drains as rounds (``quick`` takes 2-10 rounds,
+#: ``full`` up to 200); a slice of 1 s keeps a sharer's wait behind a timer near one slice, well below
+#: :data:`SHARER_WAIT_BOUND_S`
+TIMING_HOLD_SLICE_S = 1.0
+
+
+class SlicedHold:
+    """Consecutive exclusive holds of one evaluation merged into slices of about ``slice_s`` seconds (default:
+    :data:`TIMING_HOLD_SLICE_S` when the hold is made).
+
+    ``acquire()`` returns the context manager of one exclusive hold (the session's ``gpu(alone=True)``). Each
+    :meth:`round` runs inside the current hold, taking a new one when there is none; after a round the hold is
+    released once it has lasted ``slice_s`` (on ``clock``), or at once when the round raised. :meth:`close` releases
+    what is held (call it when the rounds are over). Not thread-safe: one evaluation's timing thread uses it."""
+
+    def __init__(self, acquire: Callable[[], ContextManager], slice_s: float | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.acquire, self.clock = acquire, clock
+        self.slice_s = float(TIMING_HOLD_SLICE_S if slice_s is None else slice_s)
+        self._held: ContextManager | None = None
+        self._since = 0.0
+        self.holds = 0  # exclusive holds taken so far
+
+    @contextlib.contextmanager
+    def round(self):
+        if self._held is None:
+            held = self.acquire()
+            held.__enter__()
+            self._held, self._since = held, self.clock()
+            self.holds += 1
+        try:
+            yield
+        except BaseException:
+            self.close()
+            raise
+        if self.clock() - self._since >= self.slice_s:
+            self.close()
+
+    def close(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.__exit__(None, None, None)
+
+    def __enter__(self) -> "SlicedHold":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class NoLock:

@@ -18,7 +18,7 @@ import secrets
 import time
 
 from kernelgym.judge import policy, sandbox
-from kernelgym.judge.admission import GpuAdmission
+from kernelgym.judge.admission import GpuAdmission, SlicedHold
 from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
 from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_REASON
 from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
@@ -478,10 +478,16 @@ class Session:
         """Candidate blocks (run by the worker, one call of each compared) interleaved with eager-reference blocks
         (run here with the worker frozen), see :func:`kernelgym.judge.timing.alternate`. The reference is timed
         afresh when nothing is cached or the profile asks for it (``full``), else the cached figure is used."""
+        cfg = self.reference.timing_config(self.prof)
+        # the GPU held alone in slices (admission.SlicedHold): the warm-up and the rounds that follow it within a
+        # slice share one exclusive hold, so the other evaluations' steps drain once per slice, not once per round
+        with SlicedHold(lambda: self.gpu(alone=True)) as hold:
+            self._time_in_slices(cfg, hold)
+
+    def _time_in_slices(self, cfg, hold: SlicedHold) -> None:
         from kernelgym.judge.timing import alternate
 
-        cfg = self.reference.timing_config(self.prof)
-        with self.gpu(alone=True):  # the candidate's warm-up
+        with hold.round():  # the candidate's warm-up
             self.send(Command.TIME, secret_seed())
             self.expect(Event.TIMING_READY)
         cached = None if self.prof.alternate_baseline else self.reference.cached_baseline(self.task)
@@ -500,10 +506,8 @@ class Session:
             blocks["reference"] = lambda calls: self._alone(reference, calls)
         # the timing budget is spent by this evaluation's own timing, not by its waits for the GPU: under load a
         # timer takes as many samples as alone (the waits for each block would otherwise eat the budget)
-        # one exclusive hold per round (a candidate block, its checked calls, a reference block), not one per block:
-        # every hold makes the other evaluations' steps drain first, so fewer holds waste less of the GPU
-        samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s,
-                            round_hold=lambda: self.gpu(alone=True))
+        # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
+        samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
         if not self._checked:  # at least one timed call is always compared
             self._checked_blocks(1, force_check=True)
         if cached is None:

@@ -243,8 +243,8 @@ def alternate(blocks: dict[str, Callable[[int], list[float]]], config: TimingCon
     every sample has :func:`converged` or reached ``max_runs``, or, once every sample has ``min_runs`` calls,
     until ``budget_s`` (shared by all timers) is spent on ``clock`` (seconds; the judge's clock leaves out the time
     a block waited for the GPU, so a loaded judge takes as many samples as an idle one). Each round runs inside
-    ``round_hold()`` (the judge: the GPU held alone once per round, not once per block). Returns each timer's
-    per-call ms.
+    ``round_hold()`` (the judge: the GPU held alone, rounds merged into slices by ``admission.SlicedHold``).
+    Returns each timer's per-call ms.
     """
     samples: dict[str, list[float]] = {name: [] for name in blocks}
     started = clock()
