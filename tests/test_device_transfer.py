@@ -116,3 +116,30 @@ def test_the_drivers_out_of_memory_code_is_told_apart_from_missing_support():
     with pytest.raises(dt.DeviceTransferUnavailable, match="error 801"):
         dt._check(801, "cuMemCreate")
     dt._check(0, "cuMemCreate")
+
+
+@pytest.mark.parametrize("failing", ["cuMemAddressReserve", "cuMemMap", "cuMemSetAccess"])
+def test_a_buffer_whose_mapping_runs_out_of_memory_gives_its_memory_back(monkeypatch, failing):
+    """Out of memory while mapping a buffer that was made (the state ``lend_buffer`` retries in) releases the
+    allocation and the address range: a leaked buffer would stay outside every reservation for the runner's life.
+    The driver here is a stand-in that records its calls; nothing else of the module is replaced."""
+    from kernelgym.judge import device_transfer as dt
+
+    calls = []
+
+    class Driver:
+        def __getattr__(self, name):
+            def call(*args):
+                calls.append(name)
+                if name == "cuMemGetAllocationGranularity":
+                    args[0]._obj.value = 2 << 20
+                if name == "cuMemAddressReserve" and failing != name:
+                    args[0]._obj.value = 1 << 40  # the reserved address
+                return 2 if name == failing else 0  # 2: CUDA_ERROR_OUT_OF_MEMORY
+            return call
+
+    monkeypatch.setattr(dt, "_CU", Driver())
+    with pytest.raises(dt.DeviceOutOfMemory):
+        dt.DeviceBuffer(0, 4096)
+    assert calls.count("cuMemCreate") == calls.count("cuMemRelease") == 1
+    assert calls.count("cuMemAddressFree") == (0 if failing == "cuMemAddressReserve" else 1)

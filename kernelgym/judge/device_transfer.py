@@ -173,7 +173,7 @@ class _Mapping:
         _check(cu.cuMemAddressReserve(ctypes.byref(self.ptr), size, 0, 0, 0), "cuMemAddressReserve")
         try:
             _check(cu.cuMemMap(self.ptr.value, size, 0, handle, 0), "cuMemMap")
-        except DeviceTransferUnavailable:
+        except (DeviceTransferUnavailable, DeviceOutOfMemory):  # the memory made so far is given back either way
             cu.cuMemAddressFree(self.ptr.value, size)
             raise
         access = _AccessDesc(_Location(_CU_MEM_LOCATION_TYPE_DEVICE, device_index), _CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
@@ -203,7 +203,8 @@ class DeviceBuffer:
 
     ``with DeviceBuffer(device_index, nbytes) as buf``: :meth:`send_fd` hands the worker a descriptor of it,
     :meth:`take` copies what the worker wrote into a tensor of the runner's own; leaving the block unmaps and
-    releases it. Raises :class:`DeviceTransferUnavailable` when this process cannot make such memory.
+    releases it. Raises :class:`DeviceTransferUnavailable` when this process cannot make such memory, and
+    :class:`DeviceOutOfMemory` when the device has no memory for it now (what was made is released first).
     """
 
     def __init__(self, device_index: int, nbytes: int):
@@ -215,7 +216,7 @@ class DeviceBuffer:
         _check(cu.cuMemCreate(ctypes.byref(self.handle), self.size, ctypes.byref(prop), 0), "cuMemCreate")
         try:
             self.mapping = _Mapping(self.handle.value, self.size, device_index)
-        except DeviceTransferUnavailable:
+        except (DeviceTransferUnavailable, DeviceOutOfMemory):  # the memory made so far is given back either way
             cu.cuMemRelease(self.handle.value)
             raise
         # zeroed before it is lent: physical memory the driver hands back to this process may hold what an earlier

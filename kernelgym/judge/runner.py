@@ -90,7 +90,8 @@ class Judge:
             (plain child processes; every result flagged ``unsandboxed``); default ``$KERNELGYM_SANDBOX`` or bwrap.
         gpu_lock: a :class:`~kernelgym.judge.admission.SharedExclusiveLock` shared by judges that evaluate
             concurrently on one GPU, one step at a time: the build, each trial and the profiled forward hold it
-            shared, the timing warm-up and each timing round exclusively (:meth:`Session.gpu`). Default on a GPU:
+            shared, the timing warm-up and rounds exclusively, in slices (:meth:`Session.gpu`,
+            :class:`~kernelgym.judge.admission.SlicedHold`). Default on a GPU:
             the process-wide admission of that device (:meth:`GpuAdmission.for_device`), so judges in threads of
             one process coordinate without being told; each evaluation also reserves its estimated GPU memory
             (:meth:`memory_need`) from that device's budget for its whole run.

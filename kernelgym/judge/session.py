@@ -202,9 +202,9 @@ class Session:
 
     def _gpu_stages(self, n_standard: int, n_outlier: int, n_recheck: int) -> None:
         """The GPU is held one step at a time (:meth:`gpu`): shared for the build and first forward, each trial and
-        the profiled forward; alone for the timing warm-up and each timing round (a block of each timer). So a
-        timer waits for the steps in flight, not for whole stages of other evaluations, and sharers resume between
-        its rounds."""
+        the profiled forward; alone for the timing warm-up and the timing rounds (a block of each timer), in slices
+        of about :data:`~kernelgym.judge.admission.TIMING_HOLD_SLICE_S`. So a timer waits for the steps in flight,
+        not for whole stages of other evaluations, and sharers resume between its slices."""
         self.enter("compile")
         with self.gpu():
             self.send(Command.GO)
@@ -487,9 +487,6 @@ class Session:
     def _time_in_slices(self, cfg, hold: SlicedHold) -> None:
         from kernelgym.judge.timing import alternate
 
-        with hold.round():  # the candidate's warm-up
-            self.send(Command.TIME, secret_seed())
-            self.expect(Event.TIMING_READY)
         cached = None if self.prof.alternate_baseline else self.reference.cached_baseline(self.task)
         if cached is not None and "overhead_ms" not in cached:
             cached = None  # measured alone (older cache): time it again interleaved, which also gives the overhead
@@ -500,14 +497,18 @@ class Session:
         self.clock = BlockClock(self._raw_block)
         blocks = {"candidate": self._checked_blocks}
         if cached is None:
-            with self.gpu():  # the reference's warm-up
+            with self.gpu():  # the reference's warm-up: shared, before the slices start
                 timer = self.reference.timer(self.task, self.prof)
             reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls))
             blocks["reference"] = lambda calls: self._alone(reference, calls)
+        with hold.round():  # the candidate's warm-up, in the first slice
+            self.send(Command.TIME, secret_seed())
+            self.expect(Event.TIMING_READY)
         # the timing budget is spent by this evaluation's own timing, not by its waits for the GPU: under load a
         # timer takes as many samples as alone (the waits for each block would otherwise eat the budget)
         # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
         samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
+        hold.close()  # what follows takes holds of its own, as long as it needs them
         if not self._checked:  # at least one timed call is always compared
             self._checked_blocks(1, force_check=True)
         if cached is None:
