@@ -428,19 +428,40 @@ def union_length(intervals: list[tuple[float, float]]) -> float:
 
 def busy_shares(holds_per_gpu: list[list[tuple[str, float, float]]], t0: float, t1: float) -> dict:
     """GPU time shares over ``[t0, t1]``, averaged over GPUs: timing (exclusive holds), correctness (shared holds
-    outside exclusive ones), idle (the rest). Holds are ``(kind, start, end)`` in ``time.monotonic()`` seconds."""
+    outside exclusive ones), idle (the rest); and draining, the part of correctness in which a timer waited for the
+    steps in flight while no new step could start (``"drain"`` records). Records are ``(kind, start, end)`` in
+    ``time.monotonic()`` seconds (:class:`~kernelgym.judge.admission.SharedExclusiveLock`)."""
     wall = t1 - t0
     if wall <= 0 or not holds_per_gpu:
-        return {"timing": None, "correctness": None, "idle": None}
-    timing = correctness = 0.0
+        return {"timing": None, "correctness": None, "idle": None, "draining": None}
+    timing = correctness = draining = 0.0
     for holds in holds_per_gpu:
         clipped = [(kind, max(a, t0), min(b, t1)) for kind, a, b in holds if b > t0 and a < t1]
-        exclusive = union_length([(a, b) for kind, a, b in clipped if kind == "exclusive"])
+        held = [(kind, a, b) for kind, a, b in clipped if kind != "drain"]
+        exclusive = union_length([(a, b) for kind, a, b in held if kind == "exclusive"])
         timing += exclusive
-        correctness += union_length([(a, b) for _, a, b in clipped]) - exclusive
+        correctness += union_length([(a, b) for _, a, b in held]) - exclusive
+        drains = [(a, b) for kind, a, b in clipped if kind == "drain"]
+        draining += union_length(drains + [(a, b) for kind, a, b in held if kind == "exclusive"]) - exclusive
     n = len(holds_per_gpu)
     return {"timing": _round(timing / n / wall), "correctness": _round(correctness / n / wall),
-            "idle": _round(1 - (timing + correctness) / n / wall)}
+            "idle": _round(1 - (timing + correctness) / n / wall), "draining": _round(draining / n / wall)}
+
+
+def drains_by_step(holds_per_gpu: list[list[tuple[str, float, float]]]) -> dict:
+    """Seconds timers spent draining, by the step they waited for last: for each ``"drain"`` record, the shared
+    hold that was held when the timer asked and ended last before it got the GPU (its label: ``build``, ``trial``,
+    ...; ``shared`` when unlabelled). Where the GPU's partly idle time goes while timers wait."""
+    by_step: dict[str, float] = {}
+    for holds in holds_per_gpu:
+        shared = [(kind, a, b) for kind, a, b in holds if kind.startswith("shared")]
+        for kind, asked, granted in holds:
+            if kind != "drain":
+                continue
+            waited_for = [(b, k) for k, a, b in shared if a <= asked < b <= granted + 1e-3]
+            label = (max(waited_for)[1].partition(":")[2] or "shared") if waited_for else "unknown"
+            by_step[label] = _round(by_step.get(label, 0.0) + granted - asked)
+    return dict(sorted(by_step.items(), key=lambda kv: -kv[1]))
 
 
 def summarize(runs: list[Run], wall_s: float, gpus: int, holds: list, t0: float, t1: float) -> dict:
@@ -460,7 +481,7 @@ def summarize(runs: list[Run], wall_s: float, gpus: int, holds: list, t0: float,
             else None,
             "turnaround_s": percentiles([r.turnaround_s for r in evaluated]),
             "service_s": percentiles([r.service_s for r in evaluated]),
-            "gpu_share": busy_shares(holds, t0, t1),
+            "gpu_share": busy_shares(holds, t0, t1), "drains_by_step_s": drains_by_step(holds),
             "median_stage_s": {k: _round(statistics.median(v)) for k, v in sorted(stages.items())},
             "statuses_by_family": statuses, "as_expected": len(evaluated) - len(unexpected),
             "unexpected": [{k: u[k] for k in ("index", "task", "variant", "status", "message")} for u in unexpected]}
@@ -521,7 +542,8 @@ def figures_lines(label: str, fig: dict) -> list[str]:
     return ([f"{label}: {fig['evaluated']}/{fig['n']} evaluated in {fig['wall_s']} s on {fig['gpus']} device(s): "
             f"{fig['evals_per_gpu_hour']} evals/GPU-h; latency s p50/p95/max: turnaround {turn['p50']}/"
             f"{turn['p95']}/{turn['max']}, service {serv['p50']}/{serv['p95']}/{serv['max']}; GPU timing "
-            f"{pct['timing']}, correctness {pct['correctness']}, idle {pct['idle']}",
+            f"{pct['timing']}, correctness {pct['correctness']} (draining {pct['draining']}), idle {pct['idle']}",
+            f"  timers drained for (s, by the step waited for last): {fig.get('drains_by_step_s')}",
             f"  median stage s: {fig['median_stage_s']}",
             f"  statuses by family: {fig['statuses_by_family']}; as labelled {fig['as_expected']}/{fig['evaluated']}"]
             + [f"  UNEXPECTED {u['variant']} {u['task']}: {u['status']}: {u['message'][:160]}"

@@ -26,8 +26,8 @@ class RecordingLock(SharedExclusiveLock):
             self.log.append((kind, edge, threading.current_thread().name, time.monotonic()))
 
     @contextlib.contextmanager
-    def shared(self):
-        with super().shared():
+    def shared(self, label=None):
+        with super().shared(label):
             self._note("shared", "in")
             try:
                 yield
@@ -233,8 +233,8 @@ class WorkerWatchingLock(RecordingLock):
         self.earlier = bootstrap_workers()
 
     @contextlib.contextmanager
-    def shared(self):
-        with super().shared():
+    def shared(self, label=None):
+        with super().shared(label):
             try:
                 yield
             finally:
@@ -438,3 +438,18 @@ def test_a_timer_holds_the_gpu_in_slices_not_once_per_round():
     kinds = [(kind, edge) for kind, edge, _, _ in lock.log]
     assert kinds == [("exclusive", "in"), ("exclusive", "out"), ("shared", "in"), ("shared", "out"),
                      ("exclusive", "in"), ("exclusive", "out")]
+
+
+@pytest.mark.timeout(300)
+def test_an_evaluations_shared_holds_name_their_steps(tmp_path, relu_task):
+    """What a timer drains for is measurable: every shared hold of an evaluation carries its step's name."""
+    from conftest import GOOD
+    from kernelgym.judge.runner import Judge
+
+    lock = SharedExclusiveLock(keep_holds=200)
+    result = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock).evaluate(relu_task, GOOD, profile="quick")
+    assert result.status == "ok", result.message
+    kinds = {kind for kind, _, _ in lock.holds}
+    assert {"shared:build", "shared:trial", "shared:profile", "shared:recheck", "shared:reference_warmup",
+            "shared:teardown", "exclusive"} <= kinds
+    assert "shared" not in kinds  # no step unnamed

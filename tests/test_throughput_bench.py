@@ -65,7 +65,10 @@ def test_a_rewrite_that_finds_nothing_gives_way_to_the_next_variant(bench):
 def test_busy_shares_count_overlaps_once_and_clip_to_the_window(bench):
     holds = [("shared", 0.0, 4.0), ("shared", 2.0, 5.0), ("exclusive", 6.0, 8.0), ("shared", 9.0, 12.0)]
     shares = bench.busy_shares([holds], 0.0, 10.0)
-    assert shares == {"timing": 0.2, "correctness": 0.6, "idle": 0.2}
+    assert shares == {"timing": 0.2, "correctness": 0.6, "idle": 0.2, "draining": 0.0}
+    drained = holds + [("drain", 3.0, 6.0)]  # a timer asked at 3 s and got the GPU at 6 s
+    assert bench.busy_shares([drained], 0.0, 10.0) == {"timing": 0.2, "correctness": 0.6, "idle": 0.2,
+                                                       "draining": 0.3}
     two = bench.busy_shares([holds, []], 0.0, 10.0)  # a second, idle GPU halves the shares
     assert two["timing"] == 0.1 and two["idle"] == 0.6
 
@@ -151,3 +154,37 @@ def test_eager_efficiency_divides_by_the_measured_ceiling_of_the_tasks_precision
     assert table[0] == {"task": "a", "precision": "tf32", "iou": 0.5, "mfu": 0.25}
     assert table[1]["iou"] == 1.25 and table[1]["mfu"] == 0.9  # bf16 not measured: the vendor's peak
     assert table[2]["iou"] is None and table[2]["mfu"] is None
+
+
+def test_drains_are_charged_to_the_step_the_timer_waited_for_last(bench):
+    holds = [("shared:trial", 0.0, 1.0), ("shared:build", 0.5, 3.0), ("drain", 0.8, 3.0), ("exclusive", 3.0, 4.0),
+             ("shared:trial", 3.5, 5.0), ("shared", 4.5, 5.2), ("drain", 4.8, 5.2), ("exclusive", 5.2, 6.0)]
+    assert bench.drains_by_step([holds]) == {"build": 2.2, "shared": 0.4}
+
+
+def test_the_lock_records_how_long_a_timer_waited_for_the_steps_in_flight():
+    """A timer that asks while a step holds the GPU shared waits for it: kept as a ``drain`` record from the
+    request to the grant, beside the holds, with the step's label; a timer that finds the GPU free drains nothing."""
+    import threading
+
+    lock = SharedExclusiveLock(keep_holds=10)
+    inside = threading.Event()
+
+    def step():
+        with lock.shared(label="trial"):
+            inside.set()
+            time.sleep(0.3)
+
+    thread = threading.Thread(target=step)
+    thread.start()
+    inside.wait(5)
+    asked = time.monotonic()
+    with lock.exclusive():
+        pass
+    thread.join(5)
+    with lock.exclusive():
+        pass
+    kinds = [kind for kind, _, _ in lock.holds]
+    assert kinds == ["shared:trial", "drain", "exclusive", "exclusive"]
+    _, start, end = lock.holds[1]
+    assert asked <= start + 1e-3 and end - start >= 0.2

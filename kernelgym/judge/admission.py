@@ -28,11 +28,14 @@ class SharedExclusiveLock:
     evaluations timing one block after another) delays a sharer by at most the bound plus one exclusive hold, and a
     timer by at most the steps of the sharers admitted before it.
 
-    With ``keep_holds`` > 0 the lock also keeps its last ``keep_holds`` holds in :attr:`holds`, each
-    ``(kind, start, end)``: ``"shared"`` or ``"exclusive"``, and ``time.monotonic()`` seconds from acquiring to
-    releasing (the system-wide monotonic clock: comparable across the processes of one Linux machine, and unmoved
-    when the wall clock is stepped). What GPU occupancy is measured from (``RayEvalPool.gpu_holds``,
-    ``benchmarks/throughput.py``).
+    With ``keep_holds`` > 0 the lock also keeps its last ``keep_holds`` records in :attr:`holds`, each
+    ``(kind, start, end)`` in ``time.monotonic()`` seconds (the system-wide monotonic clock: comparable across the
+    processes of one Linux machine, and unmoved when the wall clock is stepped):
+    - ``"exclusive"``, ``"shared"`` or ``"shared:<label>"`` (``shared(label=...)``: the step it was, e.g.
+      ``build`` or ``trial``): a hold, from acquiring to releasing;
+    - ``"drain"``: an exclusive hold's wait that began with sharers holding, from the request to the grant: the time
+      a timer waited for steps in flight, while no new step could start (the GPU partly idle).
+    What GPU occupancy is measured from (``RayEvalPool.gpu_holds``, ``benchmarks/throughput.py``).
     """
 
     def __init__(self, keep_holds: int = 0, sharer_wait_bound_s: float = SHARER_WAIT_BOUND_S):
@@ -63,7 +66,7 @@ class SharedExclusiveLock:
         return any(ticket <= self._admit_upto for ticket in self._waiting)
 
     @contextlib.contextmanager
-    def shared(self):
+    def shared(self, label: str | None = None):
         with self._cond:
             self._tickets += 1
             ticket, overdue_at = self._tickets, time.monotonic() + self.sharer_wait_bound_s
@@ -80,7 +83,7 @@ class SharedExclusiveLock:
                 self._waiting.discard(ticket)
             self._sharers += 1
         try:
-            with self._held("shared"):
+            with self._held(f"shared:{label}" if label else "shared"):
                 yield
         finally:
             with self._cond:
@@ -90,6 +93,7 @@ class SharedExclusiveLock:
     @contextlib.contextmanager
     def exclusive(self):
         with self._cond:
+            asked, draining = time.monotonic(), self._sharers > 0
             self._writers_waiting += 1
             try:
                 while self._writer or self._sharers or self._admitted_waiting():
@@ -97,6 +101,8 @@ class SharedExclusiveLock:
             finally:
                 self._writers_waiting -= 1
             self._writer = True
+            if draining and self.holds.maxlen:
+                self.holds.append(("drain", asked, time.monotonic()))
         try:
             with self._held("exclusive"):
                 yield
@@ -163,7 +169,7 @@ class NoLock:
     """Stand-in when evaluations never overlap (a single local Judge)."""
 
     @contextlib.contextmanager
-    def shared(self):
+    def shared(self, label: str | None = None):
         yield
 
     @contextlib.contextmanager
@@ -281,8 +287,9 @@ class GpuAdmission:
     def memory(self, nbytes: int):
         return self.budget.reserve(nbytes)
 
-    def shared(self):
-        return self.lock.shared()
+    def shared(self, label: str | None = None):
+        """A shared hold; ``label`` names the step in the lock's kept holds (``build``, ``trial``, ...)."""
+        return self.lock.shared(label=label)
 
     def exclusive(self):
         return self.lock.exclusive()

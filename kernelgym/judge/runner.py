@@ -322,7 +322,7 @@ class Judge:
             # context's teardown (all its memory freed at once) slows the whole GPU: it must never overlap another
             # evaluation's timed block
             try:
-                with self.admission.shared():
+                with self.admission.shared("teardown"):
                     worker.kill()
                     self._return_cached_memory()
             finally:

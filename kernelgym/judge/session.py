@@ -206,38 +206,38 @@ class Session:
         of about :data:`~kernelgym.judge.admission.TIMING_HOLD_SLICE_S`. So a timer waits for the steps in flight,
         not for whole stages of other evaluations, and sharers resume between its slices."""
         self.enter("compile")
-        with self.gpu():
+        with self.gpu(label="build"):
             self.send(Command.GO)
             self.expect(Event.LOADED)
         self.enter("correctness")
         for i in range(n_standard + n_outlier):
-            with self.gpu(), self.step("trials"):
+            with self.gpu(label="trial"), self.step("trials"):
                 self.trial(i, "standard" if i < n_standard else "outlier")
-        with self.gpu(), self.step("profiled_forward"):
+        with self.gpu(label="profile"), self.step("profiled_forward"):
             self.profile()
         if self.prof.compile_baseline and not self.settings.on_cpu:
-            with self.gpu():
+            with self.gpu(label="compile_baseline"):
                 self.reference.compiled(self.task)  # torch.compile's own compilation, outside any exclusive hold
         self.enter("timing")
         self.time_against_reference()
         if n_recheck:
             self.enter("recheck")
             for i in range(n_recheck):
-                with self.gpu(), self.step("trials"):
+                with self.gpu(label="recheck"), self.step("trials"):
                     self.trial(n_standard + n_outlier + i, "recheck")
         self.send(Command.STOP)
 
     @contextlib.contextmanager
-    def gpu(self, alone: bool = False):
-        """Hold the GPU for one step, shared with other evaluations' steps or (``alone``) to this one; the time
-        spent waiting moves the deadlines on (it is never charged to the candidate). The worker is idle between
-        steps (it acts only on commands and synchronises before it answers), so releasing here leaves no work of
-        this evaluation on the GPU."""
+    def gpu(self, alone: bool = False, label: str | None = None):
+        """Hold the GPU for one step, shared with other evaluations' steps (``label`` names the step in the lock's
+        kept holds) or (``alone``) to this one; the time spent waiting moves the deadlines on (it is never charged
+        to the candidate). The worker is idle between steps (it acts only on commands and synchronises before it
+        answers), so releasing here leaves no work of this evaluation on the GPU."""
         if self._holding_alone:  # inside this evaluation's own exclusive hold (a timing round): the GPU is already ours
             yield
             return
         waited = time.monotonic()
-        with (self.admission.exclusive() if alone else self.admission.shared()):
+        with (self.admission.exclusive() if alone else self.admission.shared(label)):
             waited = time.monotonic() - waited
             self.waited_s += waited
             self.postpone(waited)
@@ -497,7 +497,7 @@ class Session:
         self.clock = BlockClock(self._raw_block)
         blocks = {"candidate": self._checked_blocks}
         if cached is None:
-            with self.gpu():  # the reference's warm-up: shared, before the slices start
+            with self.gpu(label="reference_warmup"):  # shared, before the slices start
                 timer = self.reference.timer(self.task, self.prof)
             reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls))
             blocks["reference"] = lambda calls: self._alone(reference, calls)
@@ -546,7 +546,7 @@ class Session:
                 # than half of its calls, and then two random picks miss every cheat with probability below 1/4
                 picks = _RANDOM.sample(range(n), min(n, 2 if self._check_share >= 1.0 else 1))
                 for index in sorted(picks):
-                    with self.gpu():  # the reference's forward and the transfer use the GPU: never during a timing
+                    with self.gpu(label="check"):  # the reference's forward and the transfer: never while timed
                         self.send(Command.CHECK, index)
                         self.compare(call_seed(seed, index), NO_OUTLIERS,
                                      f"timed call {len(self.clock.times) - n + index}")
