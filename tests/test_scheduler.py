@@ -453,3 +453,18 @@ def test_an_evaluations_shared_holds_name_their_steps(tmp_path, relu_task):
     assert {"shared:build", "shared:trial", "shared:profile", "shared:recheck", "shared:reference_warmup",
             "shared:teardown", "exclusive"} <= kinds
     assert "shared" not in kinds  # no step unnamed
+
+
+@pytest.mark.timeout(300)
+def test_a_trials_time_is_split_into_its_steps(tmp_path, relu_task):
+    """Where a trial's time goes is reported: waiting for the candidate, taking its outputs over, comparing, and
+    the reference's outputs; together no more than the trials themselves."""
+    from conftest import GOOD
+    from kernelgym.judge.runner import Judge
+
+    result = Judge(device="cpu", cache_dir=tmp_path).evaluate(relu_task, GOOD, profile="quick")
+    assert result.status == "ok", result.message
+    d = result.durations
+    parts = [d[k] for k in ("candidate", "handover", "compare")]
+    assert all(v > 0 for v in parts)
+    assert sum(parts) <= d["correctness"] + d["timing"] + d["recheck"]

@@ -38,7 +38,9 @@ durations          seconds spent per stage, rounded to the millisecond, e.g. ``{
                    ``gpu_wait``: the part of them spent waiting for the GPU behind other evaluations (never
                    charged to the candidate's limits or timing budget); and steps inside the stages, without the
                    waits: ``trials`` (every correctness and recheck trial), ``reference`` (the runner computing the
-                   reference's outputs, for the trials and the checked timed calls), ``profiled_forward``
+                   reference's outputs, for the trials and the checked timed calls), ``candidate`` (waiting for the
+                   worker's forward and its own checks), ``handover`` (taking the outputs over), ``compare``,
+                   ``profiled_forward``
 versions           library versions on the evaluating side
 hardware           short hardware description (name, kind)
 =================  ====================================================================================

@@ -71,6 +71,7 @@ class Session:
         self.runner_bound_ms = 0.0
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
+        self._step_s: dict[str, float] = {}  # each step's time so far, unrounded (:meth:`step`)
         self._holding_alone = False  # holding the GPU alone now: steps inside need no hold of their own
         #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
@@ -256,8 +257,8 @@ class Session:
         try:
             yield
         finally:
-            spent = time.monotonic() - started
-            self.result.durations[name] = round(self.result.durations.get(name, 0.0) + spent, 3)
+            self._step_s[name] = self._step_s.get(name, 0.0) + time.monotonic() - started
+            self.result.durations[name] = round(self._step_s[name], 3)  # rounded once: sub-ms steps add up
 
     def run_build(self) -> None:
         """Build-only session: the worker executes the text (building its extension) and stops."""
@@ -359,7 +360,8 @@ class Session:
             self.result.flags[:] = [f for f in self.result.flags if f.get("name") != DEGENERATE]
 
     def _receive_and_check(self, refs: tuple, outlier: int, seed: int) -> TrialCheck:
-        header = self.expect(Event.OUTPUTS)
+        with self.step("candidate"):  # the worker's inputs, forward, synchronisation and checks of its own
+            header = self.expect(Event.OUTPUTS)
         self._own_launches = header.get("own_launches")
         flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
         if flags:
@@ -382,13 +384,15 @@ class Session:
                 return bad
             if desc["kind"] == "tensor":
                 try:
-                    outs.append(self._receive_tensor(desc))
+                    with self.step("handover"):
+                        outs.append(self._receive_tensor(desc))
                 except ProtocolError as exc:
                     return TrialCheck(False, f"output {i}: {exc}")
             else:
                 outs.append(desc.get("value"))
         atol = self.task.atol * (10.0 if outlier else 1.0)
-        check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check)
+        with self.step("compare"):
+            check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check)
         if not check.ok and self.task.check == "allclose" and _has_floating(refs):
             # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
             # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
