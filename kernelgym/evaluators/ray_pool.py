@@ -311,10 +311,11 @@ class RayEvalPool:
         return self._hardware_json
 
     def gpu_holds(self, since: float = 0.0) -> list[list[tuple[str, float, float]]]:
-        """Per actor (one GPU each), its GPU lock's holds that ended at or after ``since``: ``(kind, start, end)``,
-        kind ``"shared"`` (compile, trials, checks) or ``"exclusive"`` (timing), times in ``time.monotonic()``
-        seconds of the actor's machine (comparable with the caller's on that machine only); the last
-        :data:`ACTOR_HOLDS` of each actor. For measuring how busy the GPUs were."""
+        """Per actor (one GPU each), its GPU lock's records that ended at or after ``since``: ``(kind, start, end)``,
+        kind ``"shared:<step>"`` (build, trials, checks, ...), ``"exclusive"`` (timing) or ``"drain"`` (a timer
+        waiting for the steps in flight; see :class:`~kernelgym.judge.admission.SharedExclusiveLock`), times in
+        ``time.monotonic()`` seconds of the actor's machine (comparable with the caller's on that machine only); the
+        last :data:`ACTOR_HOLDS` of each actor. For measuring how busy the GPUs were."""
         import ray
 
         return ray.get([a.gpu_holds.remote(since) for a in self.actors])
