@@ -468,3 +468,19 @@ def test_a_trials_time_is_split_into_its_steps(tmp_path, relu_task):
     parts = [d[k] for k in ("candidate", "handover", "compare")]
     assert all(v > 0 for v in parts)
     assert sum(parts) <= d["correctness"] + d["timing"] + d["recheck"]
+
+
+def test_the_timing_slice_can_be_set_for_a_measurement():
+    """``KERNELGYM_TIMING_HOLD_SLICE_S`` sets the slice in a fresh process (the benchmark's A/B of slicing: Ray's
+    actors inherit the driver's environment); without it the slice is 1 s."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from kernelgym.judge import admission; print(admission.TIMING_HOLD_SLICE_S)"
+    env = {k: v for k, v in os.environ.items() if k != "KERNELGYM_TIMING_HOLD_SLICE_S"}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip() == "1.0"
+    env["KERNELGYM_TIMING_HOLD_SLICE_S"] = "0"
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip() == "0.0"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import threading
 import time
 from typing import Callable, ContextManager
@@ -117,8 +118,9 @@ class SharedExclusiveLock:
 #: stage. Each new exclusive hold first waits for every sharer's current step to end, and the GPU is partly idle
 #: while they drain, so one hold per round cost a timer as many drains as rounds (``quick`` takes 2-10 rounds,
 #: ``full`` up to 200); a slice of 1 s keeps a sharer's wait behind a timer near one slice, well below
-#: :data:`SHARER_WAIT_BOUND_S`
-TIMING_HOLD_SLICE_S = 1.0
+#: :data:`SHARER_WAIT_BOUND_S`. ``KERNELGYM_TIMING_HOLD_SLICE_S`` (seconds, read at import) changes it for measuring
+#: (``0``: one hold per round, as before slices)
+TIMING_HOLD_SLICE_S = float(os.environ.get("KERNELGYM_TIMING_HOLD_SLICE_S", "1.0"))
 
 
 class SlicedHold:
