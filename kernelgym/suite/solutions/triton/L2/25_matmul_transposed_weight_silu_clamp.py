@@ -1,10 +1,19 @@
-"""Triton: one fused fp16 kernel, tl.dot GEMM (x @ W^T, fp32 accumulate) with SiLU and clamp in the epilogue."""
+"""Triton: one fused fp16 kernel, tl.dot GEMM (x @ W^T, fp32 accumulate) with SiLU and clamp in the epilogue.
+
+The fixed 128x128x64 tile ran at 0.75-0.79x of cuBLAS plus two elementwise passes on the H200, so the tile is picked
+by a short autotune sweep that lists the old one first."""
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
+MATMUL_CONFIGS = [triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8},
+                                num_warps=8, num_stages=4)]
+MATMUL_CONFIGS += [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=8, num_stages=3)
+                   for bm, bn in [(128, 256), (256, 128)]]
 
+
+@triton.autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @triton.jit
 def _matmul_t_silu_clamp_kernel(
     x_ptr, w_ptr, out_ptr,
@@ -59,12 +68,10 @@ class ModelNew(nn.Module):
         M, K = x.shape
         N = w.shape[0]
         out = torch.empty((M, N), device=x.device, dtype=x.dtype)
-        BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
-        grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
+        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
         _matmul_t_silu_clamp_kernel[grid](
             x, w, out, M, N, K,
             x.stride(0), x.stride(1), w.stride(0), w.stride(1), out.stride(0), out.stride(1),
             float(self.clamp_min), float(self.clamp_max),
-            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=8, num_warps=8, num_stages=4,
         )
         return out

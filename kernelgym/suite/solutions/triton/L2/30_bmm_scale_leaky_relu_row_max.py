@@ -1,11 +1,19 @@
 """Triton: one fused batched kernel; each program owns a block of rows of one batch, sweeps all column tiles with
-tl.dot, applies scale and LeakyReLU in registers and keeps a running row max (no (B, M, N) intermediate)."""
+tl.dot, applies scale and LeakyReLU in registers and keeps a running row max (no (B, M, N) intermediate).
+
+The fixed 64x128x32 tile ran at 0.976x eager on the H200, so the tile is picked by a short autotune sweep that lists
+the old one first."""
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
+BMM_CONFIGS = [triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=4, num_stages=3)]
+BMM_CONFIGS += [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}, num_warps=w, num_stages=3)
+                for bm, bn, bk, w in [(128, 128, 32, 8), (64, 128, 64, 4)]]
 
+
+@triton.autotune(configs=BMM_CONFIGS, key=["M", "N", "K"])
 @triton.jit
 def _bmm_leaky_rowmax_kernel(
     a_ptr, b_ptr, out_ptr,
@@ -52,13 +60,11 @@ class ModelNew(nn.Module):
         B, M, K = a.shape
         N = b.shape[2]
         out = torch.empty((B, M), device=a.device, dtype=a.dtype)
-        BLOCK_M, BLOCK_N, BLOCK_K = 64, 128, 32
-        grid = (triton.cdiv(M, BLOCK_M), B)
+        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]), B)
         _bmm_leaky_rowmax_kernel[grid](
             a, b, out, M, N, K,
             a.stride(0), a.stride(1), a.stride(2), b.stride(0), b.stride(1), b.stride(2),
             out.stride(0), out.stride(1),
             float(self.scale), float(self.negative_slope),
-            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=4, num_stages=3,
         )
         return out
