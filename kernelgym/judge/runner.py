@@ -324,7 +324,11 @@ class Judge:
             try:
                 with self.admission.shared("teardown"):
                     worker.kill()
-                    self._return_cached_memory()
+                    # the memory this process's allocator keeps cached but unused goes back to the driver as the
+                    # reservation ends: the reference's outputs and the copies of the candidate's would otherwise
+                    # stay cached here, outside every reservation, where no worker can use them (on the H200 a
+                    # handover buffer then failed with out-of-memory under KernelBench's 12-28 GiB tasks)
+                    self.reference.release_cached_memory()
             finally:
                 session.memory_hold.close()
                 self._in_flight = None
@@ -334,13 +338,6 @@ class Judge:
             worker.discard()
         if timed:
             self._record_timing(result, task, prof, session)
-
-    def _return_cached_memory(self) -> None:
-        """Give the GPU memory this process's allocator keeps cached but unused back to the driver, as the
-        evaluation's reservation ends: the reference's outputs and the copies of the candidate's would otherwise stay
-        cached here, outside every reservation, where no worker can use them (on the H200 a handover buffer then
-        failed with out-of-memory under KernelBench's 12-28 GiB tasks). Called with the GPU held shared."""
-        self.reference.release_cached_memory()
 
     def _candidate_env(self, build_dir: Path | None, arch: str | None = None) -> dict[str, str]:
         """Environment settings that depend on the candidate, applied by the worker before it loads anything."""

@@ -294,20 +294,16 @@ class Session:
         the task's domain has no outliers and the trial runs on standard inputs (``NO_OUTLIERS``)."""
         import torch
 
-        try:
-            refs = self._reference_outputs(seed, OUTLIERS)
-            if all_finite(refs):
-                return OUTLIERS, refs
-        except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error as before
-            raise
-        except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs, e.g. a probability above 1)
-            pass
-        try:
-            return SIGNED_OUTLIERS, self._reference_outputs(seed, SIGNED_OUTLIERS)
-        except torch.cuda.OutOfMemoryError:
-            raise
-        except Exception:  # noqa: BLE001
-            return NO_OUTLIERS, self._reference_outputs(seed, NO_OUTLIERS)
+        for kind in (OUTLIERS, SIGNED_OUTLIERS):
+            try:
+                refs = self._reference_outputs(seed, kind)
+            except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
+                raise
+            except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs, e.g. a probability above 1)
+                continue
+            if kind == SIGNED_OUTLIERS or all_finite(refs):
+                return kind, refs
+        return NO_OUTLIERS, self._reference_outputs(seed, NO_OUTLIERS)
 
     def _reference_outputs(self, seed: int, outlier: int) -> tuple:
         def compute():
