@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
-#   parts: smoke datasets throughput cuda repeats lint dobench prestart soak agreement
+#   parts: smoke datasets throughput cuda repeats lint dobench timingmethod prestart soak agreement
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
@@ -57,6 +57,9 @@ if run lint; then
 fi
 if run dobench; then
   timeout 150 python3 benchmarks/do_bench_agreement.py --n 12 --json "$OUT/do_bench.json" 2>&1 | grep -v USDT | tee "$OUT/do_bench.txt"
+fi
+if run timingmethod; then
+  timeout 150 python3 benchmarks/timing_method.py --json "$OUT/timing_method.json" 2>&1 | grep -v USDT | tee "$OUT/timing_method.txt"
 fi
 if run prestart; then
   timeout ${WS_TIMEOUT:-200} python3 benchmarks/worker_start.py --n ${WS_N:-8} --shape 1024x4096 \

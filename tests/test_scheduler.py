@@ -484,3 +484,75 @@ def test_the_timing_slice_can_be_set_for_a_measurement():
     env["KERNELGYM_TIMING_HOLD_SLICE_S"] = "0"
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True).stdout.strip() == "0.0"
+
+
+#: a candidate whose first forward compiles three times, 0.4 s each (Triton's own compile entry point, on a source
+#: whose options take that long to read and then fail), as a Triton kernel's first launch does on a GPU
+SLOW_COMPILES = '''
+import time
+import triton.compiler
+from triton.backends.compiler import GPUTarget
+
+class SlowSource(triton.compiler.ASTSource):
+    def __init__(self):
+        pass
+
+    def parse_options(self):
+        time.sleep(0.4)
+        raise RuntimeError("nothing to compile")
+
+COMPILED = []
+
+def compile_slowly(n):
+    if COMPILED:
+        return
+    COMPILED.append(n)
+    for _ in range(n):
+        try:
+            triton.compiler.compile(SlowSource(), target=GPUTarget("cuda", 90, 32))
+        except RuntimeError:
+            pass
+'''
+
+
+@pytest.mark.timeout(300)
+def test_the_gpu_is_given_back_while_a_build_compiles(tmp_path, relu_task):
+    """A build that compiles holds the GPU only around its compilations (``kernelgym.judge.compile_pause``): each
+    compilation of the first forward ends the build's shared hold and a new one is taken after it, so a timer waits
+    for the GPU work of a build, not for its compiler. The compilation's time is the candidate's (its stage's
+    clock), reported as ``compile_paused``; the verdict is unchanged."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import candidate
+
+    lock = SharedExclusiveLock(keep_holds=400)
+    text = candidate(imports=SLOW_COMPILES, pre="compile_slowly(3)")
+    judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, static_checks=False)  # it catches errors
+    result = judge.evaluate(relu_task, text, profile="quick")
+    assert result.status == "ok", result.message
+    builds = [(start, end) for kind, start, end in lock.holds if kind == "shared:build"]
+    assert len(builds) == 4  # before the first compilation, and after each of the three
+    gaps = [later[0] - earlier[1] for earlier, later in zip(builds, builds[1:])]
+    # no hold while a compilation ran (0.4 s each; the runner hears of it a moment after it started)
+    assert all(gap >= 0.3 for gap in gaps), gaps
+    assert result.durations["compile_paused"] >= 1.2
+    assert result.durations["compile_paused"] <= result.durations["compile"]
+
+
+@pytest.mark.timeout(300)
+def test_a_build_gets_a_bounded_number_of_compile_pauses(tmp_path, relu_task, monkeypatch):
+    """Past ``MAX_COMPILE_PAUSES`` the build keeps its hold through its compilations (an evaluation cannot linger
+    by announcing compilations, each of which waits for the GPU again); the verdict is unchanged."""
+    from kernelgym.judge import session
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import candidate
+
+    monkeypatch.setattr(session, "MAX_COMPILE_PAUSES", 1)
+    lock = SharedExclusiveLock(keep_holds=400)
+    text = candidate(imports=SLOW_COMPILES, pre="compile_slowly(3)")
+    judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, static_checks=False)  # it catches errors
+    result = judge.evaluate(relu_task, text, profile="quick")
+    assert result.status == "ok", result.message
+    builds = [(start, end) for kind, start, end in lock.holds if kind == "shared:build"]
+    assert len(builds) == 2
+    assert builds[1][1] - builds[1][0] >= 0.8  # the last two compilations ran inside the second hold
+    assert 0.4 <= result.durations["compile_paused"] < 0.8

@@ -68,6 +68,7 @@ class Command:
     SEND = "send"              # send PATH: write the next output tensor into the runner's file
     SEND_DEVICE = "sendgpu"    # sendgpu: write it into the runner's device buffer, whose fd comes on the fd socket
     NEXT = "next"              # carry on (after an outputs exchange)
+    RESUME = "resume"          # compile on: the runner holds the GPU again (kernelgym.judge.compile_pause)
     STOP = "stop"              # stop now
 
 
@@ -76,6 +77,8 @@ class Event:
 
     READY = "ready"            # imported torch; waiting for the request's go
     LOADED = "loaded"          # the candidate is built and warmed up
+    COMPILING = "compiling"    # during go: synchronised, compiling a kernel on the CPU (kernelgym.judge.compile_pause)
+    COMPILED = "compiled"      # that compilation ended; waiting for resume
     OUTPUTS = "outputs"        # {"descs": [...], "mutated_inputs": [...], "integrity_flags": [...]}
     TENSOR = "tensor"          # one output written into the runner's file
     PROFILE = "profile"        # {"report": {...}}

@@ -43,6 +43,10 @@ TRANSFER_BYTES_PER_S = 250e6
 SNAPSHOT_BYTES = {"gpu": 1 << 30, "cpu": 256 << 20}
 #: outputs up to this size are compared for every block of timed calls; larger ones for a random share of blocks
 CHECK_EVERY_BLOCK_BYTES = 64 << 20
+#: compile pauses granted per build (:meth:`Session.build`); more than any honest first forward needs (Triton
+#: autotuning is bounded to 8 configs per kernel), few enough that announcing compilations cannot keep an evaluation
+#: waiting for the GPU again and again
+MAX_COMPILE_PAUSES = 64
 
 
 class Settings:
@@ -115,8 +119,8 @@ class Session:
         except (BrokenPipeError, OSError):
             pass  # the worker is gone; reading its channel reports how
 
-    def expect(self, event: str) -> dict:
-        """The next frame, which must be ``event`` (an error frame becomes its verdict)."""
+    def expect(self, *events: str) -> dict:
+        """The next frame, which must be one of ``events`` (an error frame becomes its verdict)."""
         while True:
             end = min(self.deadline, self.total_deadline)
             try:
@@ -135,14 +139,15 @@ class Session:
                 raise self._died() from None
             except ProtocolError as exc:
                 raise Verdict("crashed", f"the worker sent a malformed message ({exc})") from None
-        if header.get("event") == event:
+        if header.get("event") in events:
             return header
         if header.get("event") == Event.ERROR:
             status = header.get("status") if header.get("status") in ("compile_error", "runtime_error") \
                 else "runtime_error"
             self.result.log_tail = str(header.get("traceback", ""))[-LOG_TAIL_CHARS:]
             raise Verdict(status, f"{header.get('where', self.stage_name)}: {header.get('message', '')}")
-        raise Verdict("crashed", f"the worker sent {header.get('event')!r} where {event!r} was due")
+        raise Verdict("crashed", f"the worker sent {header.get('event')!r} where "
+                                 f"{' or '.join(repr(e) for e in events)} was due")
 
     def where_stuck(self) -> str:
         """`` (stuck at candidate.py line N: <code>)`` for a timeout message, from the runner's copy of the text."""
@@ -207,9 +212,7 @@ class Session:
         of about :data:`~kernelgym.judge.admission.TIMING_HOLD_SLICE_S`. So a timer waits for the steps in flight,
         not for whole stages of other evaluations, and sharers resume between its slices."""
         self.enter("compile")
-        with self.gpu(label="build"):
-            self.send(Command.GO)
-            self.expect(Event.LOADED)
+        self.build()
         self.enter("correctness")
         for i in range(n_standard + n_outlier):
             with self.gpu(label="trial"), self.step("trials"):
@@ -227,6 +230,28 @@ class Session:
                 with self.gpu(label="recheck"), self.step("trials"):
                     self.trial(n_standard + n_outlier + i, "recheck")
         self.send(Command.STOP)
+
+    def build(self) -> None:
+        """``go`` under a shared hold (step ``build``), given back while the worker compiles a Triton kernel
+        (:mod:`kernelgym.judge.compile_pause`): the worker has synchronised before it says ``compiling``, so none of
+        its work is on the GPU, and it waits for ``resume``, sent once this side holds the GPU again. Compiling runs
+        on the compile stage's clock; waiting for the GPU again moves the deadlines on. After
+        :data:`MAX_COMPILE_PAUSES` pauses the hold is kept through the rest: an evaluation cannot linger by
+        announcing compilations, each of which would wait for the GPU again."""
+        pauses = 0
+        with contextlib.ExitStack() as hold:
+            hold.enter_context(self.gpu(label="build"))
+            self.send(Command.GO)
+            while self.expect(Event.LOADED, Event.COMPILING)["event"] == Event.COMPILING:
+                pauses += 1
+                if pauses <= MAX_COMPILE_PAUSES:
+                    hold.close()
+                    with self.step("compile_paused"):
+                        self.expect(Event.COMPILED)
+                    hold.enter_context(self.gpu(label="build"))
+                else:
+                    self.expect(Event.COMPILED)
+                self.send(Command.RESUME)
 
     @contextlib.contextmanager
     def gpu(self, alone: bool = False, label: str | None = None):

@@ -7,7 +7,9 @@ device, limits; no seeds), applies the request's ``env`` settings, says ``ready`
 frames on its result channel (a pipe the runner passed as ``RESULT_FD``; what the candidate prints goes to a log):
 
 - ``go``: execute the candidate's text (the very string the static checks read, compiled here, never re-read from
-  a file), build ``ModelNew`` under the shared init seed, one warm-up forward → ``loaded``;
+  a file), build ``ModelNew`` under the shared init seed, one warm-up forward → ``loaded``; each Triton compilation
+  on the way is announced (``compiling``, ``compiled``, then wait for ``resume``) so the runner can give the GPU
+  back while it runs (:mod:`kernelgym.judge.compile_pause`);
 - ``trial SEED OUTLIER``: fresh inputs from ``SEED`` (outliers injected when asked), a copy of them, the forward, a
   device-wide synchronize, a snapshot of the outputs → ``outputs`` (descriptions, modified inputs, integrity flags),
   then each output into a file the runner made (``send PATH`` → ``tensor``);
@@ -38,6 +40,7 @@ import types
 # Bind everything the worker relies on before candidate code can patch it.
 import torch  # noqa: E402
 
+from kernelgym.judge import compile_pause  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
@@ -179,6 +182,8 @@ class Worker:
         self.launches = LaunchCounter()
         self.launches.install()
         self.own_names = set(candidate_kernel_names(request["source"]))
+        #: announces the compilations of ``go`` (installed before any candidate code runs; ``None`` without Triton)
+        self.compile_pause = compile_pause.install(self.send, self._read, self._sync)
 
     # -- channel -------------------------------------------------------------------------------------------
     def send(self, header: dict) -> None:
@@ -213,6 +218,12 @@ class Worker:
             return None
 
     def load(self) -> bool:
+        if self.compile_pause is None:
+            return self._load()
+        with self.compile_pause.active():
+            return self._load()
+
+    def _load(self) -> bool:
         cls = self.load_candidate()
         if cls is None:
             return False
