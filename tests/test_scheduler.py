@@ -534,7 +534,7 @@ def test_the_gpu_is_given_back_while_a_build_compiles(tmp_path, relu_task):
     gaps = [later[0] - earlier[1] for earlier, later in zip(builds, builds[1:])]
     # no hold while a compilation ran (0.4 s each; the runner hears of it a moment after it started)
     assert all(gap >= 0.3 for gap in gaps), gaps
-    assert result.durations["compile_paused"] >= 1.2
+    assert result.durations["compile_paused"] >= 0.9  # 3 x 0.4 s, each heard of a moment after it started
     assert result.durations["compile_paused"] <= result.durations["compile"]
 
 
@@ -554,5 +554,5 @@ def test_a_build_gets_a_bounded_number_of_compile_pauses(tmp_path, relu_task, mo
     assert result.status == "ok", result.message
     builds = [(start, end) for kind, start, end in lock.holds if kind == "shared:build"]
     assert len(builds) == 2
-    assert builds[1][1] - builds[1][0] >= 0.8  # the last two compilations ran inside the second hold
-    assert 0.4 <= result.durations["compile_paused"] < 0.8
+    assert builds[1][1] - builds[1][0] >= 0.75  # the last two compilations (0.4 s each) ran inside the second hold
+    assert 0.3 <= result.durations["compile_paused"] < 0.8  # one pause of 0.4 s, heard of a moment after it began

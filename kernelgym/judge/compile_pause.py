@@ -12,6 +12,9 @@ every compilation on its main thread is announced and the hold is given back for
 3. the worker, compiled, sends ``compiled`` and waits for ``resume``, which the runner sends once it holds the GPU
    again (waiting for it moves the deadlines on, like every wait for the GPU).
 
+Triton 3.6 also builds a C launcher with the host compiler (gcc) for each new kernel signature at its first
+launch; that is paused the same way (:data:`COMPILE_FUNCTIONS`).
+
 The pause is an optimisation the trusted side grants, not something it relies on: a candidate that replaces
 :func:`triton.compiler.compile` only compiles under the hold, as before, and one that forges ``compiling`` gains
 GPU time outside a hold, which a thread of its own has anyway (docs/SECURITY.md: work outside the holds). The
@@ -33,16 +36,16 @@ _main_thread = threading.main_thread()
 
 
 class CompilePause:
-    """Wraps a compile function so that, while :meth:`active`, each call on the main thread is announced as above.
+    """Wraps compile functions (:meth:`wrap`) so that, while :meth:`active`, each call on the main thread is announced
+    as above.
 
     ``send`` writes one frame to the runner, ``read`` returns the runner's next command line, ``sync`` waits for
     the worker's device work. A compilation that raises still ends its pause (``compiled``, then ``resume``) before
     the exception goes on to the caller. A line other than ``resume`` while paused means the runner has given up
-    on the worker: :class:`SystemExit` ends it."""
+    on the worker: :class:`SystemExit` ends it. A compilation inside another one is not announced again."""
 
-    def __init__(self, original: Callable, send: Callable[[dict], None], read: Callable[[], str],
-                 sync: Callable[[], None]):
-        self.original, self.send, self.read, self.sync = original, send, read, sync
+    def __init__(self, send: Callable[[dict], None], read: Callable[[], str], sync: Callable[[], None]):
+        self.send, self.read, self.sync = send, read, sync
         self._active = False
         self.pauses = 0
 
@@ -55,16 +58,24 @@ class CompilePause:
         finally:
             self._active = False
 
-    def __call__(self, *args, **kwargs):
+    def wrap(self, original: Callable) -> Callable:
+        """``original`` with its calls announced while :meth:`active`."""
+        def paused(*args, **kwargs):
+            return self._call(original, args, kwargs)
+
+        paused.__wrapped__ = original
+        return paused
+
+    def _call(self, original: Callable, args: tuple, kwargs: dict):
         if not self._active or threading.current_thread() is not _main_thread:
-            return self.original(*args, **kwargs)
-        self._active = False  # a compilation inside this one (none in Triton today) is not announced twice
+            return original(*args, **kwargs)
+        self._active = False
         try:
             self.sync()
             self.send({"event": Event.COMPILING})
             self.pauses += 1
             try:
-                return self.original(*args, **kwargs)
+                return original(*args, **kwargs)
             finally:
                 self.send({"event": Event.COMPILED})
                 line = self.read().strip()
@@ -74,14 +85,24 @@ class CompilePause:
             self._active = True
 
 
+#: where Triton compiles, as ``(module, attribute)``: a kernel (looked up by a ``@triton.jit`` function when it first
+#: runs on a device, Triton 3.6 and 3.9) and, in Triton 3.6's CUDA driver, the C launcher of each kernel signature,
+#: built with the host compiler at the kernel's first launch (Triton 3.9 has one launcher for all kernels)
+COMPILE_FUNCTIONS = (("triton.compiler", "compile"), ("triton.backends.nvidia.driver", "compile_module_from_src"))
+
+
 def install(send: Callable[[dict], None], read: Callable[[], str], sync: Callable[[], None]) -> CompilePause | None:
-    """Put a :class:`CompilePause` in place of ``triton.compiler.compile``, which a ``@triton.jit`` function looks
-    up when it first runs on a device (Triton 3.6 and 3.9): call before any of the candidate's kernels runs.
-    ``None`` without Triton."""
-    try:
-        import triton.compiler as compiler
-    except ImportError:  # pragma: no cover - the CUDA backend works without Triton
-        return None
-    pause = CompilePause(compiler.compile, send, read, sync)
-    compiler.compile = pause
-    return pause
+    """Put the functions of :data:`COMPILE_FUNCTIONS` that exist here behind one :class:`CompilePause`: call before
+    any of the candidate's kernels runs. ``None`` without Triton."""
+    import importlib
+
+    pause, wrapped = CompilePause(send, read, sync), 0
+    for module_name, name in COMPILE_FUNCTIONS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # no Triton, or no CUDA backend in it
+            continue
+        if callable(getattr(module, name, None)):
+            setattr(module, name, pause.wrap(getattr(module, name)))
+            wrapped += 1
+    return pause if wrapped else None
