@@ -2,7 +2,7 @@
 
 A Triton kernel compiles at its first launch, inside the candidate's first forward, which the runner holds the GPU
 for (a *shared* hold, step ``build``). Compiling takes 1.5-2.5 s of CPU per kernel and no GPU, but while a shared
-step is in flight every timer of every other evaluation waits for it to drain: on the H200, 98 of the 105 s that
+step is in flight every timer of every other evaluation waits for it to drain: on the H200, 98 of the 107 s that
 timers of a 96-candidate batch spent draining were spent behind ``build`` steps. So while the worker serves ``go``,
 every compilation on its main thread is announced and the hold is given back for it:
 
