@@ -191,3 +191,19 @@ def test_a_handover_buffer_gets_the_memory_the_runners_allocator_kept_cached():
     buffer = dt.lend_buffer(0, nbytes, torch.cuda.empty_cache)
     assert buffer is not None
     buffer.close()
+
+
+def test_a_kernels_first_compilation_runs_without_the_gpu_held(tmp_path, relu_task):
+    """The compile pause on a real GPU: the candidate's Triton kernel compiles during ``go`` (a worker's Triton
+    cache is its own scratch folder, so every evaluation compiles) with the build's shared hold given back: one
+    hold before the compilation, one after. The time shows as ``compile_paused``, and the verdict is unchanged."""
+    from kernelgym.judge.admission import SharedExclusiveLock
+    from kernelgym.judge.runner import Judge
+
+    lock = SharedExclusiveLock(keep_holds=400)
+    result = Judge(device="cuda:0", cache_dir=tmp_path, gpu_lock=lock).evaluate(relu_task, GOOD, profile="quick")
+    assert result.status == "ok", result.message + result.log_tail
+    builds = [kind for kind, _, _ in lock.holds if kind == "shared:build"]
+    assert len(builds) >= 2, lock.holds
+    assert result.durations.get("compile_paused", 0) > 0.05, result.durations
+    print("\nbuild holds", len(builds), "durations", result.durations)
