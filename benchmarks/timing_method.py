@@ -15,10 +15,10 @@ events on the stream without waiting. The variants, for the eager reference and 
 - ``prequeued``: a GPU sleep of about 0.5 ms queued before the start event, so the host has launched the call's
   first kernels by the time the start event runs (the host's launch latency leaves the interval); otherwise the judge's;
 - ``prequeued_end_before_sync``: both changes (what do_bench measures, one call at a time);
-- ``after_profiler``: the judge's loop after one profiled forward in the process, as in the judge's worker and runner;
 - ``do_bench``: ``triton.testing.do_bench`` median.
 
-Prints the median of each (ms) and its difference from do_bench's.
+All of it runs twice: as is, then after one profiled forward in the process (``profiled``), as in the judge's worker
+and runner. Prints the median of each (ms) and its difference from do_bench's.
 """
 
 from __future__ import annotations

@@ -515,21 +515,28 @@ def compile_slowly(n):
 '''
 
 
+def judged_with_slow_compiles(tmp_path, relu_task):
+    """The verdict on a candidate whose first forward compiles three times (:data:`SLOW_COMPILES`), asserted ``ok``,
+    and the (start, end) of every ``build`` hold the lock kept. The static checks are off: the candidate catches the
+    compilations' errors."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import candidate
+
+    lock = SharedExclusiveLock(keep_holds=400)
+    text = candidate(imports=SLOW_COMPILES, pre="compile_slowly(3)")
+    result = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, static_checks=False).evaluate(
+        relu_task, text, profile="quick")
+    assert result.status == "ok", result.message
+    return result, [(start, end) for kind, start, end in lock.holds if kind == "shared:build"]
+
+
 @pytest.mark.timeout(300)
 def test_the_gpu_is_given_back_while_a_build_compiles(tmp_path, relu_task):
     """A build that compiles holds the GPU only around its compilations (``kernelgym.judge.compile_pause``): each
     compilation of the first forward ends the build's shared hold and a new one is taken after it, so a timer waits
     for the GPU work of a build, not for its compiler. The compilation's time is the candidate's (its stage's
     clock), reported as ``compile_paused``; the verdict is unchanged."""
-    from kernelgym.judge.runner import Judge
-    from kernelgym.testing.candidates import candidate
-
-    lock = SharedExclusiveLock(keep_holds=400)
-    text = candidate(imports=SLOW_COMPILES, pre="compile_slowly(3)")
-    judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, static_checks=False)  # it catches errors
-    result = judge.evaluate(relu_task, text, profile="quick")
-    assert result.status == "ok", result.message
-    builds = [(start, end) for kind, start, end in lock.holds if kind == "shared:build"]
+    result, builds = judged_with_slow_compiles(tmp_path, relu_task)
     assert len(builds) == 4  # before the first compilation, and after each of the three
     gaps = [later[0] - earlier[1] for earlier, later in zip(builds, builds[1:])]
     # no hold while a compilation ran (0.4 s each; the runner hears of it a moment after it started)
@@ -543,16 +550,36 @@ def test_a_build_gets_a_bounded_number_of_compile_pauses(tmp_path, relu_task, mo
     """Past ``MAX_COMPILE_PAUSES`` the build keeps its hold through its compilations (an evaluation cannot linger
     by announcing compilations, each of which waits for the GPU again); the verdict is unchanged."""
     from kernelgym.judge import session
-    from kernelgym.judge.runner import Judge
-    from kernelgym.testing.candidates import candidate
 
     monkeypatch.setattr(session, "MAX_COMPILE_PAUSES", 1)
-    lock = SharedExclusiveLock(keep_holds=400)
-    text = candidate(imports=SLOW_COMPILES, pre="compile_slowly(3)")
-    judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, static_checks=False)  # it catches errors
-    result = judge.evaluate(relu_task, text, profile="quick")
-    assert result.status == "ok", result.message
-    builds = [(start, end) for kind, start, end in lock.holds if kind == "shared:build"]
+    result, builds = judged_with_slow_compiles(tmp_path, relu_task)
     assert len(builds) == 2
     assert builds[1][1] - builds[1][0] >= 0.75  # the last two compilations (0.4 s each) ran inside the second hold
     assert 0.3 <= result.durations["compile_paused"] < 0.8  # one pause of 0.4 s, heard of a moment after it began
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("calls_before", [0, 1])
+def test_a_forged_compile_notice_ends_the_evaluation_crashed(tmp_path, relu_task, calls_before):
+    """A ``compiling`` frame the candidate writes itself on the worker's result channel: during ``go`` (its first
+    forward) the runner gives the hold back and waits for ``compiled``, which never comes before ``loaded``; in a
+    trial no pause is expected at all. Either way the protocol is broken and the verdict is ``crashed``, never a
+    score."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import candidate
+
+    imports = f'''
+import sys
+from kernelgym.judge.protocol import write_frame
+
+CALLS = []
+
+def forge():
+    CALLS.append(1)
+    if len(CALLS) == {calls_before + 1}:
+        write_frame(int(sys.argv[1]), {{"event": "compiling"}})
+'''
+    text = candidate(imports=imports, pre="forge()")
+    result = Judge(device="cpu", cache_dir=tmp_path, static_checks=False).evaluate(relu_task, text, profile="quick")
+    assert result.status == "crashed", (result.status, result.message)
+    assert "'compiling'" in result.message or "'compiled'" in result.message, result.message

@@ -47,7 +47,6 @@ class CompilePause:
     def __init__(self, send: Callable[[dict], None], read: Callable[[], str], sync: Callable[[], None]):
         self.send, self.read, self.sync = send, read, sync
         self._active = False
-        self.pauses = 0
 
     @contextlib.contextmanager
     def active(self):
@@ -73,7 +72,6 @@ class CompilePause:
         try:
             self.sync()
             self.send({"event": Event.COMPILING})
-            self.pauses += 1
             try:
                 return original(*args, **kwargs)
             finally:
@@ -91,12 +89,12 @@ class CompilePause:
 COMPILE_FUNCTIONS = (("triton.compiler", "compile"), ("triton.backends.nvidia.driver", "compile_module_from_src"))
 
 
-def install(send: Callable[[dict], None], read: Callable[[], str], sync: Callable[[], None]) -> CompilePause | None:
+def install(send: Callable[[dict], None], read: Callable[[], str], sync: Callable[[], None]) -> CompilePause:
     """Put the functions of :data:`COMPILE_FUNCTIONS` that exist here behind one :class:`CompilePause`: call before
-    any of the candidate's kernels runs. ``None`` without Triton."""
+    any of the candidate's kernels runs. Without Triton it wraps nothing, and nothing is ever announced."""
     import importlib
 
-    pause, wrapped = CompilePause(send, read, sync), 0
+    pause = CompilePause(send, read, sync)
     for module_name, name in COMPILE_FUNCTIONS:
         try:
             module = importlib.import_module(module_name)
@@ -104,5 +102,4 @@ def install(send: Callable[[dict], None], read: Callable[[], str], sync: Callabl
             continue
         if callable(getattr(module, name, None)):
             setattr(module, name, pause.wrap(getattr(module, name)))
-            wrapped += 1
-    return pause if wrapped else None
+    return pause

@@ -182,7 +182,7 @@ class Worker:
         self.launches = LaunchCounter()
         self.launches.install()
         self.own_names = set(candidate_kernel_names(request["source"]))
-        #: announces the compilations of ``go`` (installed before any candidate code runs; ``None`` without Triton)
+        #: announces the compilations of ``go`` (installed before any candidate code runs)
         self.compile_pause = compile_pause.install(self.send, self._read, self._sync)
 
     # -- channel -------------------------------------------------------------------------------------------
@@ -218,8 +218,6 @@ class Worker:
             return None
 
     def load(self) -> bool:
-        if self.compile_pause is None:
-            return self._load()
         with self.compile_pause.active():
             return self._load()
 
