@@ -2,7 +2,9 @@
 
 Contract of :func:`compare_outputs`: same number of outputs; for each tensor the same shape and dtype, NaN and
 ±Inf at exactly the same positions, and every finite element within ``atol + rtol * |ref|`` (``allclose``); for
-``statistical`` tasks the mean and standard deviation of each output agree within ``atol + rtol * scale`` instead.
+``statistical`` tasks (random outputs) the distribution is compared instead: non-finite counts, mean and standard
+deviation, and, given a second draw of the reference, the output's dependence on its input
+(:mod:`kernelgym.judge.statistical`).
 Non-tensor outputs (Python numbers) are compared the same way as 0-d tensors.
 
 An optional second reference (``exacts``: the same model run in float64, :meth:`ReferenceSide.exact_outputs`) makes
@@ -74,10 +76,12 @@ def all_finite(values: tuple) -> bool:
 
 
 def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0,
-                   exact=None) -> TrialCheck:
+                   exact=None, again=None) -> TrialCheck:
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
     time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed). With
-    ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring)."""
+    ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring).
+    ``again``: for ``statistical``, a second independent draw of the reference on the same input
+    (:mod:`kernelgym.judge.statistical`)."""
     import torch
 
     ref_t = torch.as_tensor(ref)
@@ -99,7 +103,13 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         if exact_t.shape == ref_t.shape and exact_t.is_floating_point():
             exact_flat = exact_t.reshape(-1)
     if check == "statistical":
-        return _compare_statistics(ref_flat, out_flat, atol, rtol, index)
+        from kernelgym.judge.statistical import compare_statistics
+
+        again_flat = torch.as_tensor(again).reshape(-1) if again is not None else None
+        if again_flat is not None and again_flat.shape != ref_flat.shape:
+            again_flat = None
+        ok, reason, err = compare_statistics(ref_flat, out_flat, atol, rtol, again_flat)
+        return TrialCheck(ok, f"output {index}: {reason}" if reason else "", err, None, None, index)
     if ref_flat.numel() == 0:
         return TrialCheck(True, output=index, max_abs_err=0.0, max_rel_err=0.0)
     floating = ref_t.is_floating_point()
@@ -149,42 +159,22 @@ def _unravel(flat_index: int, shape) -> list[int]:
     return out[::-1]
 
 
-def _compare_statistics(ref_flat, out_flat, atol: float, rtol: float, index: int) -> TrialCheck:
-    (rm, rs), (om, os_) = _mean_std(ref_flat), _mean_std(out_flat.to(ref_flat.device))
-    scale = max(abs(rm), rs, 1e-12)
-    tol = atol + rtol * scale
-    if abs(rm - om) > tol or abs(rs - os_) > tol:
-        return TrialCheck(False, f"output {index}: statistics differ: mean {om:.5g} vs {rm:.5g}, std {os_:.5g} vs "
-                                 f"{rs:.5g} (tolerance {tol:.3g})", abs(rm - om), None, None, index)
-    return TrialCheck(True, "", abs(rm - om), None, None, index)
-
-
-def _mean_std(flat) -> tuple[float, float]:
-    """Mean and sample standard deviation in float64, :data:`CHUNK` elements at a time (two passes)."""
-    import torch
-
-    n = flat.numel()
-    if n == 0:
-        return float("nan"), 0.0
-    total = sum(float(flat[s:s + CHUNK].to(torch.float64).sum()) for s in range(0, n, CHUNK))
-    mean = total / n
-    if n == 1:
-        return mean, 0.0
-    squares = sum(float(((flat[s:s + CHUNK].to(torch.float64) - mean) ** 2).sum()) for s in range(0, n, CHUNK))
-    return mean, (squares / (n - 1)) ** 0.5
-
-
 def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose",
-                    exacts: tuple | None = None) -> TrialCheck:
+                    exacts: tuple | None = None, agains: tuple | None = None) -> TrialCheck:
     """Compare every output; the first failing one decides the verdict, else the largest errors are reported.
-    ``exacts``: float64 outputs of the same model, a second reference per element (module docstring)."""
+    ``exacts``: float64 outputs of the same model, a second reference per element (module docstring). ``agains``:
+    for ``statistical``, the reference's outputs drawn a second time on the same inputs (the dependence check of
+    :mod:`kernelgym.judge.statistical`)."""
     if len(refs) != len(outs):
         return TrialCheck(False, f"expected {len(refs)} output(s), got {len(outs)}")
     if exacts is not None and len(exacts) != len(refs):
         exacts = None
+    if agains is not None and len(agains) != len(refs):
+        agains = None
     best = TrialCheck(True, max_abs_err=0.0, max_rel_err=0.0)
     for i, (r, o) in enumerate(zip(refs, outs)):
-        res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None)
+        res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None,
+                             agains[i] if agains is not None else None)
         if not res.ok:
             return res
         if (res.max_abs_err or 0) >= (best.max_abs_err or 0):

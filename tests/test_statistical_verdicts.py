@@ -1,0 +1,74 @@
+"""Random tasks (``check = "statistical"``) end to end on the CPU judge: an honest sampler passes, an output that
+ignores its input or is NaN fails (kernelgym/judge/statistical.py, docs/SECURITY.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelgym.judge.profiles import get_profile
+from kernelgym.tasks import load_tasks
+
+SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
+
+#: a Bernoulli sampler for X/48 whose kernel body is ``{draw}``: ``p`` (loaded probabilities), ``u`` (fresh uniforms)
+SAMPLER = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sample(p_ptr, y_ptr, n, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    p = tl.load(p_ptr + offs, mask=mask, other=0.0)
+    u = tl.rand(seed, offs)
+    tl.store(y_ptr + offs, {draw}, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, p):
+        p = p.contiguous()
+        y = torch.empty_like(p)
+        seed = int(torch.randint(0, 2**31 - 1, (1,)))
+        sample[(triton.cdiv(p.numel(), 1024),)](p, y, p.numel(), seed, BLOCK=1024)
+        return y
+'''
+
+
+@pytest.fixture(scope="module")
+def bernoulli_task():
+    return load_tasks().get("X/48_bernoulli_from_probs")
+
+
+@pytest.fixture(scope="module")
+def verdicts(bernoulli_task, tmp_path_factory):
+    """The three samplers judged at once on two CPU judges."""
+    from kernelgym.evaluators import LocalEvaluator
+
+    draws = {"honest": "(u < p).to(tl.float32)",
+             "ignores_p": "(u < 0.3 + 0.0 * p).to(tl.float32)",  # reads p (so the load stays), never uses it
+             "nan": "u * float('nan')"}
+    with LocalEvaluator(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), max_workers=2,
+                        prestart_workers=False) as evaluator:
+        futures = {name: evaluator.submit(bernoulli_task, SAMPLER.format(draw=draw), profile=SHORT)
+                   for name, draw in draws.items()}
+        yield {name: future.result() for name, future in futures.items()}
+
+
+def test_an_honest_sampler_passes(verdicts):
+    result = verdicts["honest"]
+    assert result.status == "ok", f"{result.message}\n{result.log_tail[-1500:]}"
+
+
+def test_a_sampler_that_ignores_its_input_is_incorrect(verdicts):
+    result = verdicts["ignores_p"]
+    assert result.status == "incorrect", result.message
+    assert "depends on the input less" in result.message
+
+
+def test_a_nan_output_is_incorrect(verdicts):
+    result = verdicts["nan"]
+    assert result.status == "incorrect", result.message
+    assert "NaN element(s), the reference has 0" in result.message
