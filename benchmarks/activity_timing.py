@@ -1,0 +1,272 @@
+"""Device activity spans (CUPTI through torch's profiler) as the judge's per-call time: an experiment for the timing
+method (issue #16 item 5, #13 fidelity). GPU only.
+
+    python benchmarks/activity_timing.py [--tasks L1/15_relu,L1/28_softmax] [--calls 40] [--json out.json]
+
+The judge's interval today runs from an idle GPU to a device-wide synchronize, so it holds host time at both ends
+(the first launch, the wake from the synchronize): 0.03-0.29 ms above ``triton.testing.do_bench`` on the H200
+(docs/results/timing_method_h200_2026-12-04_043f1cd.txt). Both ends are defences: side-stream work is counted by the
+synchronize, host work before the first launch by the idle start. A span measured on the device keeps the first and
+leaves out the host time: every kernel, copy and memset the call launched, on any stream, is recorded by CUPTI with
+device timestamps; the call's time is the last end minus the first start. Each call runs inside a profiler
+annotation; an activity belongs to the call whose annotation contains the host op that launched it (its
+``linked_correlation_id``), or, where it has no link, whose window holds its start.
+
+Printed per row (ms): ``judge`` (the judge's CallTimer), ``activity`` (median span), ``gap`` (judge minus activity,
+per call, median), ``do_bench``, the activities per call, how many had no link, and the profiler's cost per call on
+the host. Then adversarial forwards, each against its honest twin (what a method must count):
+
+- ``side_tail``: a trivial kernel on the current stream, the real work (a matmul) on a low-priority side stream that
+  the forward never joins: the judge's synchronize counts it, an end event before the synchronize would not;
+- ``copy_tail``: the output filled by a copy on a side stream (copy engine or copy kernel), never joined;
+- ``host_first``: 1 ms of host work before the first launch: the judge counts it, a device span does not;
+- ``host_between``: the same 1 ms between two launches: both count it (the device waits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ANNOTATION = "kernelgym.timed_call."
+
+
+def attribute(annotations: dict[int, tuple[int, int]], op_starts: dict[int, int],
+              device: list[tuple[int, int, int]]) -> dict[int, dict]:
+    """Per call index: the span (ms) of the device activities it launched, and how they were attributed.
+
+    ``annotations``: call index -> host (start_ns, end_ns) of its annotation; ``op_starts``: correlation id of each
+    host op -> its start (ns); ``device``: (linked correlation id, start_ns, end_ns) of each device activity. An
+    activity belongs to the call whose annotation holds the start of the op it links to; without a link (or to an
+    op not recorded), to the call whose window (its annotation's start to the next annotation's start) holds the
+    activity's own start. Activities of no call (the judge's own flush, inputs, snapshots) are left out.
+    """
+    order = sorted(annotations.items(), key=lambda kv: kv[1][0])
+    windows = [(i, start, order[k + 1][1][0] if k + 1 < len(order) else None)
+               for k, (i, (start, _end)) in enumerate(order)]
+
+    def by_link(t: int):
+        for i, (start, end) in annotations.items():
+            if start <= t <= end:
+                return i
+        return None
+
+    def by_window(t: int):
+        for i, start, nxt in windows:
+            if t >= start and (nxt is None or t < nxt):
+                return i
+        return None
+
+    calls = {i: {"first": None, "last": None, "n": 0, "unlinked": 0} for i in annotations}
+    for linked, start, end in device:
+        owner = by_link(op_starts[linked]) if linked in op_starts else None
+        unlinked = owner is None
+        if unlinked:
+            owner = by_window(start)
+            if owner is None or linked in op_starts:  # linked to an op outside every call: the judge's own work
+                continue
+        call = calls[owner]
+        call["first"] = start if call["first"] is None else min(call["first"], start)
+        call["last"] = end if call["last"] is None else max(call["last"], end)
+        call["n"] += 1
+        call["unlinked"] += unlinked
+    for call in calls.values():
+        call["span_ms"] = (call["last"] - call["first"]) / 1e6 if call["n"] else None
+    return calls
+
+
+def activity_block(fn, make_args, flusher, calls: int) -> tuple[list[float | None], list[float], dict]:
+    """``calls`` calls timed the judge's way (events around a device-wide synchronize) inside one profiler session,
+    each in its annotation; returns the activity spans, the judge's times and per-block figures."""
+    import torch
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    judge_ms = []
+    host0 = time.perf_counter()
+    with torch.no_grad(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for i in range(calls):
+            args = make_args(i)
+            flusher()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+            with record_function(f"{ANNOTATION}{i}"):
+                fn(*args)
+            torch.cuda.synchronize()
+            end.record()
+            end.synchronize()
+            judge_ms.append(start.elapsed_time(end))
+    loop_s = time.perf_counter() - host0
+    parse0 = time.perf_counter()
+    events = prof.profiler.kineto_results.events()
+    annotations, op_starts, device = {}, {}, []
+    for ev in events:
+        if ev.device_type() == DeviceType.CPU:
+            op_starts[ev.correlation_id()] = ev.start_ns()
+            if ev.name().startswith(ANNOTATION):
+                annotations[int(ev.name()[len(ANNOTATION):])] = (ev.start_ns(), ev.end_ns())
+        else:
+            device.append((ev.linked_correlation_id(), ev.start_ns(), ev.end_ns()))
+    spans = attribute(annotations, op_starts, device)
+    parse_s = time.perf_counter() - parse0
+    figures = {"activities_per_call": statistics.mean(c["n"] for c in spans.values()),
+               "unlinked_per_call": statistics.mean(c["unlinked"] for c in spans.values()),
+               "loop_ms_per_call": loop_s * 1e3 / calls, "parse_ms_per_call": parse_s * 1e3 / calls}
+    return [spans[i]["span_ms"] for i in range(calls)], judge_ms, figures
+
+
+def plain_loop_ms(fn, make_args, flusher, calls: int) -> float:
+    """Host time per call of the same loop without the profiler (its cost is the difference)."""
+    import torch
+
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        for i in range(calls):
+            args = make_args(i)
+            flusher()
+            torch.cuda.synchronize()
+            fn(*args)
+            torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / calls
+
+
+def measure(fn, make_args, fixed_args, calls: int) -> dict:
+    from do_bench_agreement import do_bench_ms
+    from kernelgym.judge.timing import L2Flusher
+
+    flusher = L2Flusher("cuda:0")
+    with_profiler = activity_block(fn, make_args, flusher, 3)  # warm-up, profiler included
+    del with_profiler
+    spans, judge_ms, figures = activity_block(fn, make_args, flusher, calls)
+    measured = [(s, j) for s, j in zip(spans, judge_ms) if s is not None]
+    row = {"judge": statistics.median(judge_ms),
+           "activity": statistics.median(s for s, _ in measured) if measured else None,
+           "gap": statistics.median(j - s for s, j in measured) if measured else None,
+           "calls_without_activity": len(spans) - len(measured),
+           "do_bench": do_bench_ms(fn, fixed_args), **figures}
+    row["plain_loop_ms_per_call"] = plain_loop_ms(fn, make_args, flusher, calls)
+    return row
+
+
+def adversaries():
+    """(name, module, honest twin) for the adversarial forwards of the module docstring, on 4096 x 4096 fp16."""
+    import torch
+    import torch.nn as nn
+
+    n = 4096
+
+    class Base(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(n, n, device="cuda:0", dtype=torch.float16) / n ** 0.5)
+            self.side = torch.cuda.Stream(device="cuda:0", priority=0)
+            self.buffer = torch.randn(n, n, device="cuda:0", dtype=torch.float16)
+
+    class Honest(Base):
+        def forward(self, x):
+            return x @ self.w
+
+    class SideTail(Base):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            y[0].zero_()  # the current stream's only work
+            self.side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.side):
+                torch.matmul(x, self.w, out=y)
+            return y
+
+    class HonestCopy(Base):
+        def forward(self, x):
+            return self.buffer.clone()
+
+    class CopyTail(Base):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            y[0].zero_()
+            self.side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.side):
+                y.copy_(self.buffer, non_blocking=True)
+            return y
+
+    class HostFirst(Base):
+        def forward(self, x):
+            time.sleep(0.001)
+            return x @ self.w
+
+    class HostBetween(Base):
+        def forward(self, x):
+            h = x @ self.w
+            torch.cuda.synchronize()  # the host waits for the first matmul, then works for 1 ms
+            time.sleep(0.001)
+            return h @ self.w
+
+    class TwoMatmuls(Base):
+        def forward(self, x):
+            return (x @ self.w) @ self.w
+
+    return [("side_tail", SideTail(), Honest()), ("copy_tail", CopyTail(), HonestCopy()),
+            ("host_first", HostFirst(), Honest()), ("host_between", HostBetween(), TwoMatmuls())]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", default="L1/15_relu,L1/28_softmax,L1/1_matmul_square,L3/19_multi_head_self_attention")
+    ap.add_argument("--calls", type=int, default=40)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print("the activity timing experiment needs a GPU", file=sys.stderr)
+        return 2
+    from do_bench_agreement import load_candidate
+    from kernelgym.data.policies import ReplayPolicy
+    from kernelgym.judge.inputs import build_model, make_inputs
+    from kernelgym.tasks import load_tasks
+
+    rows = []
+
+    def emit(row):
+        rows.append(row)
+        print("  ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()), flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tasks, policy = load_tasks(), ReplayPolicy()
+        for task_id in args.tasks.split(","):
+            task = tasks.get(task_id)
+            module = task.load_module(small=False)
+            fixed = make_inputs(module, 1, "cuda:0")
+            for side, cls in (("eager", module.Model),
+                              ("solution", load_candidate(policy({"task_id": task_id}), Path(tmp)))):
+                model = build_model(module, cls, 0, "cuda:0", task.dtype, task.mode)
+                emit({"task": task_id, "side": side,
+                      **measure(model, lambda i: make_inputs(module, 1000 + i, "cuda:0"), fixed, args.calls)})
+                del model
+                torch.cuda.empty_cache()
+            del fixed
+        gen = torch.Generator(device="cuda:0").manual_seed(0)
+
+        def make_x(i):
+            return [torch.randn(4096, 4096, device="cuda:0", dtype=torch.float16, generator=gen)]
+
+        for name, adversary, honest in adversaries():
+            fixed = make_x(0)
+            for side, model in (("adversary", adversary), ("honest_twin", honest)):
+                emit({"task": name, "side": side, **measure(model, make_x, fixed, args.calls)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
