@@ -20,7 +20,8 @@ at what they share. :func:`compare_statistics` checks, for one output:
    is not an input-ignoring one. The check is skipped where a few extreme elements carry the reference draws' own
    correlation (:data:`MIN_EFFECTIVE_ELEMENTS`, a quantity of the reference alone).
 
-Everything runs :data:`~kernelgym.judge.correctness.CHUNK` elements at a time in float64, on the reference's device.
+Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
+elements at a time (up to eight float64 temporaries of a chunk are alive at once).
 """
 
 from __future__ import annotations
@@ -46,16 +47,17 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, again_flat=
     independent draw of the reference on the same input, same shape, or ``None`` to skip the dependence check."""
     from kernelgym.judge.correctness import CHUNK
 
+    chunk = max(CHUNK // 8, 1)  # up to eight float64 temporaries per chunk here: together near the comparison's 0.5 GB
     device = ref_flat.device
     draws = [ref_flat, out_flat] + ([again_flat] if again_flat is not None else [])
-    counts = [_nonfinite_counts(x, device, CHUNK) for x in draws]
+    counts = [_nonfinite_counts(x, device, chunk) for x in draws]
     for kind, ref_n, out_n, again_n in zip(("NaN", "+Inf", "-Inf"), counts[0], counts[1],
                                             counts[2] if again_flat is not None else counts[0]):
         allowed = 0.0 if ref_n == again_n == 0 else COUNT_Z * math.sqrt(max(ref_n, again_n, 1)) + abs(ref_n - again_n)
         if abs(out_n - ref_n) > allowed:
             return False, f"{out_n} {kind} element(s), the reference has {ref_n}", None
-    (rm, rs, n_ref, m4), (om, os_, n_out, _) = (_moments([ref_flat], device, CHUNK)[0],
-                                                 _moments([out_flat], device, CHUNK)[0])
+    (rm, rs, n_ref, m4), (om, os_, n_out, _) = (_moments([ref_flat], device, chunk)[0],
+                                                 _moments([out_flat], device, chunk)[0])
     if n_ref == 0 or n_out == 0:
         return n_ref == n_out, "" if n_ref == n_out else f"{n_out} finite element(s), the reference has {n_ref}", None
     tol = atol + rtol * max(abs(rm), rs, 1e-12)
@@ -67,7 +69,7 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, again_flat=
         return False, (f"statistics differ: mean {om:.5g} vs {rm:.5g} (allowed {tol_mean:.3g}), std {os_:.5g} vs "
                        f"{rs:.5g} (allowed {tol_std:.3g})"), abs(rm - om)
     if again_flat is not None:
-        shortfall = _dependence_shortfall(ref_flat, again_flat, out_flat, device, CHUNK)
+        shortfall = _dependence_shortfall(ref_flat, again_flat, out_flat, device, chunk)
         if shortfall is not None:
             return False, shortfall, abs(rm - om)
     return True, "", abs(rm - om)
