@@ -52,6 +52,56 @@ def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
         assert result.runtime_ms >= 0.8 * good.runtime_ms
 
 
+#: the honest kernel launched this many times per call, so the work is long enough to be told from launch costs
+REPEAT = 20
+
+
+@pytest.mark.parametrize("tail", ["kernels", "copy"])
+def test_work_left_running_on_an_unjoined_side_stream_is_timed(gpu_judge, relu_task, tail):
+    """A forward that leaves its work on a low-priority side stream it never joins (the kernels themselves, or the
+    copy of the result into the output) is timed like the same work on the current stream: whatever the timing
+    method, work the call launched counts, on any stream and on the copy engines."""
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    if tail == "kernels":
+        body = """
+y = launch(x)
+self.side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(self.side):
+    for _ in range(REPEAT):
+        y = launch(x)
+return y"""
+        twin = """
+for _ in range(REPEAT):
+    y = launch(x)
+return y"""
+    else:
+        body = """
+for _ in range(REPEAT - 1):
+    launch(x)
+y = torch.empty_like(x)
+tmp = launch(x)
+self.side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(self.side):
+    y.copy_(tmp, non_blocking=True)
+return y"""
+        twin = """
+for _ in range(REPEAT - 1):
+    launch(x)
+y = torch.empty_like(x)
+y.copy_(launch(x))
+return y"""
+    extra = f"REPEAT = {REPEAT}"
+    init = "self.side = torch.cuda.Stream(priority=0)"
+    judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, static_checks=False)
+    hidden = judge.evaluate(relu_task, kernel_forward(indent(body), init=init, extra=extra))
+    honest = judge.evaluate(relu_task, kernel_forward(indent(twin), init=init, extra=extra))
+    assert honest.status == "ok", honest.message
+    assert hidden.status in ("ok", "incorrect", "rejected"), hidden.message
+    if hidden.status == "ok":
+        assert hidden.runtime_ms >= 0.9 * honest.runtime_ms, (hidden.runtime_ms, honest.runtime_ms)
+
+
 def test_a_spare_worker_has_its_cuda_context_before_its_candidate_arrives(tmp_path):
     """Spares (prestart_workers) create their CUDA context and warm the profiler while they wait, so a candidate
     taken by a ready spare starts in well under the seconds a fresh GPU worker needs."""
