@@ -10,11 +10,13 @@ synchronize, host work before the first launch by the idle start. A span measure
 leaves out the host time: every kernel, copy and memset the call launched, on any stream, is recorded by CUPTI with
 device timestamps; the call's time is the last end minus the first start. Each call runs inside a profiler
 annotation; an activity belongs to the call whose annotation contains the host op that launched it (its
-``linked_correlation_id``), or, where it has no link, whose window holds its start.
+``linked_correlation_id``), or, where it has no link, whose window holds its start
+(:func:`kernelgym.judge.activity.attribute`).
 
 Printed per row (ms): ``judge`` (the judge's CallTimer), ``activity`` (median span), ``gap`` (judge minus activity,
-per call, median), ``do_bench``, the activities per call, how many had no link, and the profiler's cost per call on
-the host. Then adversarial forwards, each against its honest twin (what a method must count):
+per call, median), ``do_bench``, the activities per call, how many had no link, the host time per call with the
+profiler and without, and the profiler's stop and parse per block. The recorder is the judge's own
+(:mod:`kernelgym.judge.activity`). Then adversarial forwards, each against its honest twin (what a method must count):
 
 - ``side_tail``: a trivial kernel on the current stream, the real work (a matmul) on a low-priority side stream that
   the forward never joins: the judge's synchronize counts it, an end event before the synchronize would not;
@@ -36,92 +38,39 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-ANNOTATION = "kernelgym.timed_call."
-
-
-def attribute(annotations: dict[int, tuple[int, int]], op_starts: dict[int, int],
-              device: list[tuple[int, int, int]]) -> dict[int, dict]:
-    """Per call index: the span (ms) of the device activities it launched, and how they were attributed.
-
-    ``annotations``: call index -> host (start_ns, end_ns) of its annotation; ``op_starts``: correlation id of each
-    host op -> its start (ns); ``device``: (linked correlation id, start_ns, end_ns) of each device activity. An
-    activity belongs to the call whose annotation holds the start of the op it links to; without a link (or to an
-    op not recorded), to the call whose window (its annotation's start to the next annotation's start) holds the
-    activity's own start. Activities of no call (the judge's own flush, inputs, snapshots) are left out.
-    """
-    order = sorted(annotations.items(), key=lambda kv: kv[1][0])
-    windows = [(i, start, order[k + 1][1][0] if k + 1 < len(order) else None)
-               for k, (i, (start, _end)) in enumerate(order)]
-
-    def by_link(t: int):
-        for i, (start, end) in annotations.items():
-            if start <= t <= end:
-                return i
-        return None
-
-    def by_window(t: int):
-        for i, start, nxt in windows:
-            if t >= start and (nxt is None or t < nxt):
-                return i
-        return None
-
-    calls = {i: {"first": None, "last": None, "n": 0, "unlinked": 0} for i in annotations}
-    for linked, start, end in device:
-        owner = by_link(op_starts[linked]) if linked in op_starts else None
-        unlinked = owner is None
-        if unlinked:
-            owner = by_window(start)
-            if owner is None or linked in op_starts:  # linked to an op outside every call: the judge's own work
-                continue
-        call = calls[owner]
-        call["first"] = start if call["first"] is None else min(call["first"], start)
-        call["last"] = end if call["last"] is None else max(call["last"], end)
-        call["n"] += 1
-        call["unlinked"] += unlinked
-    for call in calls.values():
-        call["span_ms"] = (call["last"] - call["first"]) / 1e6 if call["n"] else None
-    return calls
-
-
 def activity_block(fn, make_args, flusher, calls: int) -> tuple[list[float | None], list[float], dict]:
-    """``calls`` calls timed the judge's way (events around a device-wide synchronize) inside one profiler session,
-    each in its annotation; returns the activity spans, the judge's times and per-block figures."""
+    """``calls`` calls timed the judge's way (events around a device-wide synchronize), each also recorded by
+    :class:`kernelgym.judge.activity.ActivityRecorder`; returns the activity spans, the judge's times and per-block
+    figures."""
     import torch
-    from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from kernelgym.judge.activity import ActivityRecorder
 
     judge_ms = []
     host0 = time.perf_counter()
-    with torch.no_grad(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with torch.no_grad(), ActivityRecorder() as recorder:
         for i in range(calls):
             args = make_args(i)
             flusher()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda.synchronize()
             start.record()
-            with record_function(f"{ANNOTATION}{i}"):
+            with recorder.call(i):
                 fn(*args)
             torch.cuda.synchronize()
             end.record()
             end.synchronize()
             judge_ms.append(start.elapsed_time(end))
-    loop_s = time.perf_counter() - host0
-    parse0 = time.perf_counter()
-    events = prof.profiler.kineto_results.events()
-    annotations, op_starts, device = {}, {}, []
-    for ev in events:
-        if ev.device_type() == DeviceType.CPU:
-            op_starts[ev.correlation_id()] = ev.start_ns()
-            if ev.name().startswith(ANNOTATION):
-                annotations[int(ev.name()[len(ANNOTATION):])] = (ev.start_ns(), ev.end_ns())
-        else:
-            device.append((ev.linked_correlation_id(), ev.start_ns(), ev.end_ns()))
-    spans = attribute(annotations, op_starts, device)
-    parse_s = time.perf_counter() - parse0
-    figures = {"activities_per_call": statistics.mean(c["n"] for c in spans.values()),
-               "unlinked_per_call": statistics.mean(c["unlinked"] for c in spans.values()),
-               "loop_ms_per_call": loop_s * 1e3 / calls, "parse_ms_per_call": parse_s * 1e3 / calls}
-    return [spans[i]["span_ms"] for i in range(calls)], judge_ms, figures
+            if i == calls - 1:
+                stop0 = time.perf_counter()
+    loop_s, stop_s = time.perf_counter() - host0, time.perf_counter() - stop0
+    if recorder.error:
+        print("profiler:", recorder.error, flush=True)
+    spans = recorder.calls
+    figures = {"activities_per_call": statistics.mean(c["n"] for c in spans.values()) if spans else 0.0,
+               "unlinked_per_call": statistics.mean(c["unlinked"] for c in spans.values()) if spans else 0.0,
+               "loop_ms_per_call": loop_s * 1e3 / calls, "stop_and_parse_ms": stop_s * 1e3}
+    return [spans[i]["span_ms"] if i in spans else None for i in range(calls)], judge_ms, figures
 
 
 def plain_loop_ms(fn, make_args, flusher, calls: int) -> float:

@@ -196,3 +196,15 @@ def test_a_timed_block_gets_the_gil_back_at_once_and_restores_the_switch_interva
     CallTimer(fn, lambda i: [torch.ones(2)], "cpu").time_block(3)
     assert seen[2:] == pytest.approx([TIMED_SWITCH_INTERVAL_S] * 3) and sys.getswitchinterval() == before
     assert collecting == [False] * 5 and gc.isenabled()  # no collection during the blocks, back on after
+
+
+def test_the_timing_method_is_checked_when_the_judge_is_made_and_keys_its_baselines(tmp_path, relu_task):
+    """A misspelt method fails at construction, naming the choices; baselines timed with the ``activity`` method
+    (kernelgym.judge.activity) are cached apart from the synchronized ones (their figures differ by host latency)."""
+    from kernelgym.judge.runner import Judge
+
+    with pytest.raises(ValueError, match="synchronized"):
+        Judge(device="cpu", cache_dir=tmp_path, timing_method="events")
+    keys = {method: Judge(device="cpu", cache_dir=tmp_path, timing_method=method).reference._key(relu_task, "eager")
+            for method in ("synchronized", "activity")}
+    assert keys["synchronized"] != keys["activity"] and keys["activity"].endswith("eager|activity")

@@ -27,25 +27,48 @@ COMPILE_LOCK = threading.RLock()
 TIMING_SEED = 10_007
 
 
-class ReferenceTimer(CallTimer):
-    """A :class:`~kernelgym.judge.timing.CallTimer` whose every block and warm-up runs under the reference's pinned
-    numerics (:mod:`kernelgym.judge.numerics`); the settings are switched outside the timed calls."""
-
-    def warm_up(self, calls: int) -> None:
-        with reference_numerics():
-            super().warm_up(calls)
-
-    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
-        with reference_numerics():
-            return super().time_block(calls, keep)
-
-
 #: The torch profiler is one per process, and its CUDA side (kineto) keeps per-thread state; torch's own test that
 #: profiles from many threads has segfaulted (pytorch/pytorch#132331). Reference profiling by concurrent evaluations
 #: (one Judge per thread) therefore runs on this one thread, one profile at a time, as in single-threaded use.
 #: kineto still prints "External init callback must run in same thread as registerClient" once: its client was
 #: registered by the thread that imported torch, which is not this one.
 PROFILER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelgym-profiler")
+
+
+class RunnerTimer(CallTimer):
+    """A :class:`~kernelgym.judge.timing.CallTimer` of the runner's: with the ``activity`` timing method its blocks
+    run on :data:`PROFILER_THREAD`, where every profile of this process is taken (one profiler per process; judges
+    in several threads time their references one at a time anyway, each with the GPU held alone)."""
+
+    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
+        return self._where_profiled(lambda: CallTimer.time_block(self, calls, keep))
+
+    def _where_profiled(self, run):
+        if not (self.on_gpu and self.method == "activity"):
+            return run()
+        import torch
+
+        def on_device():
+            with torch.cuda.device(torch.device(self.device)):
+                return run()
+
+        return PROFILER_THREAD.submit(on_device).result()
+
+
+class ReferenceTimer(RunnerTimer):
+    """A :class:`RunnerTimer` whose every block and warm-up runs under the reference's pinned numerics
+    (:mod:`kernelgym.judge.numerics`); the settings are switched outside the timed calls."""
+
+    def warm_up(self, calls: int) -> None:
+        with reference_numerics():
+            super().warm_up(calls)
+
+    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
+        def run():
+            with reference_numerics():
+                return CallTimer.time_block(self, calls, keep)
+
+        return self._where_profiled(run)
 
 
 class ReferenceSide:
@@ -58,8 +81,10 @@ class ReferenceSide:
         torch_version: part of every cache key.
     """
 
-    def __init__(self, device: str, cache_dir: Path, device_name: str, torch_version: str):
+    def __init__(self, device: str, cache_dir: Path, device_name: str, torch_version: str,
+                 timing_method: str = "synchronized"):
         self.device, self.on_cpu = device, device == "cpu"
+        self.timing_method = timing_method
         self.device_name, self.torch_version = device_name, torch_version
         self.baselines = BaselineCache(Path(cache_dir) / "baselines.json")
         self._references: dict[str, Any] = {}
@@ -147,7 +172,7 @@ class ReferenceSide:
         """A warmed-up :class:`~kernelgym.judge.timing.CallTimer` of the eager reference, for interleaved timing."""
         module, model = self.model(task, 0)
         timer = ReferenceTimer(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device),
-                               self.device)
+                               self.device, method=self.timing_method)
         timer.warm_up(self.timing_config(prof).warmup)
         return timer
 
@@ -171,7 +196,8 @@ class ReferenceSide:
         try:
             with COMPILE_LOCK if kind == "compile" else contextlib.nullcontext():  # a call may recompile
                 times = time_calls(model, lambda i: make_inputs(module, call_seed(TIMING_SEED, i), self.device),
-                                   self.device, self.timing_config(prof))
+                                   self.device, self.timing_config(prof), timer_cls=RunnerTimer,
+                                   method=self.timing_method)
         except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing on a later call: no baseline
             if kind != "compile":
                 raise
@@ -192,7 +218,12 @@ class ReferenceSide:
         return summary
 
     def _key(self, task: Task, kind: str) -> str:
-        return self.baselines.key(task, self.device_name, self.torch_version, kind)
+        """The cache key of a baseline; a timing method other than the first's is part of it (its figures differ
+        by the host latency it leaves out)."""
+        from kernelgym.judge.timing import TIMING_METHODS
+
+        method = "" if self.timing_method == TIMING_METHODS[0] else f"|{self.timing_method}"
+        return self.baselines.key(task, self.device_name, self.torch_version, kind + method)
 
     def compiled(self, task: Task):
         """``torch.compile`` of the reference model, compiled (one call made); an error string if it failed."""

@@ -39,6 +39,7 @@ from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401 
 from kernelgym.judge.result import EvalResult
 from kernelgym.judge.sandbox import PACKAGE_ROOT, mode_from
 from kernelgym.judge.session import SNAPSHOT_BYTES, Session, Settings
+from kernelgym.judge.timing import TIMING_METHOD, check_method
 from kernelgym.judge.verdict import Verdict
 from kernelgym.parsing import compile_source
 from kernelgym.tasks import Task
@@ -105,9 +106,11 @@ class Judge:
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
                  sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False,
-                 device_transfer: bool | None = None):
+                 device_transfer: bool | None = None, timing_method: str | None = None):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
+        # a misspelt method (or KERNELGYM_TIMING_METHOD) fails here, not in the first timed block
+        self.timing_method = check_method(timing_method or TIMING_METHOD)
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
@@ -120,7 +123,8 @@ class Judge:
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self._versions: dict[str, str] | None = None
         self._hardware = None
-        self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"])
+        self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"],
+                                       self.timing_method)
         self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
         env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
         handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
@@ -292,7 +296,8 @@ class Judge:
         request = {
             "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
             "env": self._candidate_env(build_dir, arch), "init_seed": init_seed, "warmup_seed": secret_seed(),
-            "timing": self.reference.timing_config(prof).to_dict(), "scratch": str(worker.scratch),
+            "timing": self.reference.timing_config(prof).to_dict(), "timing_method": self.timing_method,
+            "scratch": str(worker.scratch),
             "limits": {"file_bytes": 256 << 20, "cpu_s": int(prof.compile_timeout_s + prof.cpu_correctness_timeout_s
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},

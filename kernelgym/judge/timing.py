@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import os
 import statistics
 import sys
 import threading
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 from typing import Callable, ContextManager
 
 import torch
+
+from kernelgym.judge.activity import ActivityRecorder as _ActivityRecorder
 
 _perf_counter = time.perf_counter
 _cuda_sync = torch.cuda.synchronize
@@ -45,6 +48,23 @@ _untyped_storage = torch.Tensor.untyped_storage
 _storage_fill = torch.UntypedStorage.fill_
 _get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
 _gc_enabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
+_nullcontext = contextlib.nullcontext
+
+#: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
+#: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
+#: launched, on any stream, recorded by CUPTI: :mod:`kernelgym.judge.activity`; a call with none recorded keeps its
+#: synchronized figure). ``Judge(timing_method=...)``, by default ``KERNELGYM_TIMING_METHOD`` (read in the runner),
+#: else ``synchronized``; the runner sends it to its workers.
+TIMING_METHODS = ("synchronized", "activity")
+TIMING_METHOD = os.environ.get("KERNELGYM_TIMING_METHOD", "synchronized")
+
+
+def check_method(method: str) -> str:
+    """``method`` if it is one of :data:`TIMING_METHODS`, else a ValueError naming them."""
+    if method not in TIMING_METHODS:
+        raise ValueError(f"unknown timing method {method!r} (KERNELGYM_TIMING_METHOD): use one of {TIMING_METHODS}")
+    return method
+
 
 #: the GIL switch interval while a block of calls is timed (seconds; Python's default is 0.005)
 TIMED_SWITCH_INTERVAL_S = 1e-4
@@ -149,13 +169,15 @@ class CallTimer:
 
     ``i`` counts up over all of the timer's calls (warm-up calls use negative ``i``), so every timed call gets inputs
     from a seed not used before, also when calls come in blocks interleaved with another timer's (:func:`alternate`).
+    ``method``: :data:`TIMING_METHODS` (GPU only; the CPU always uses ``time.perf_counter``).
     """
 
     def __init__(self, fn: Callable, make_args: Callable[[int], list], device: str, flusher: L2Flusher | None = None,
-                 scrub_released: bool = False):
+                 scrub_released: bool = False, method: str | None = None):
         self.fn, self.make_args = fn, make_args
         self.scrub_released = scrub_released
-        self.on_gpu = device.startswith("cuda")
+        self.method = check_method(method or TIMING_METHOD)
+        self.device, self.on_gpu = device, device.startswith("cuda")
         self.flusher = flusher or L2Flusher(device)
         self.times: list[float] = []
 
@@ -172,15 +194,17 @@ class CallTimer:
         the judge compares one of them, chosen after the block, with the reference. With ``scrub_released``, each
         call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the timed interval."""
         block: list[float] = []
-        with _no_grad(), quiet_for_timing():
-            for _ in range(calls):
+        recorder = _ActivityRecorder() if self.on_gpu and self.method == "activity" else None
+        with _no_grad(), quiet_for_timing(), recorder if recorder is not None else _nullcontext():
+            for k in range(calls):
                 args = self.make_args(len(self.times))
                 self.flusher()
                 if self.on_gpu:
                     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                     _cuda_sync()
                     _event_record(start)
-                    out = self.fn(*args)
+                    with recorder.call(k) if recorder is not None else _nullcontext():
+                        out = self.fn(*args)
                     _cuda_sync()
                     _event_record(end)
                     _event_sync(end)
@@ -198,6 +222,13 @@ class CallTimer:
                 del args, out, outs
                 self.times.append(elapsed)
                 block.append(elapsed)
+        if recorder is not None:
+            spans = recorder.spans_ms()
+            first = len(self.times) - calls
+            for k in range(calls):
+                span = spans.get(k)
+                if span is not None and span < block[k]:  # never above the synchronized figure of the same call
+                    block[k] = self.times[first + k] = span
         return block
 
 
@@ -220,9 +251,11 @@ def confirmed_baseline_ms(interleaved_ms: float, alone_ms: float, rel_ci: float)
 
 
 def time_calls(fn: Callable, make_args: Callable[[int], list], device: str, config: TimingConfig,
-               flusher: L2Flusher | None = None) -> list[float]:
-    """Warm up, then time calls one by one until :func:`converged`, ``budget_s`` or ``max_runs``; per-call ms."""
-    timer = CallTimer(fn, make_args, device, flusher)
+               flusher: L2Flusher | None = None, timer_cls: type = CallTimer, method: str | None = None) -> list[float]:
+    """Warm up, then time calls one by one until :func:`converged`, ``budget_s`` or ``max_runs``; per-call ms.
+    ``timer_cls``: :class:`CallTimer` or a subclass (the runner's run their blocks where its profiler lives);
+    ``method``: :data:`TIMING_METHODS`."""
+    timer = timer_cls(fn, make_args, device, flusher, method=method)
     timer.warm_up(config.warmup)
     started = _perf_counter()
     while len(timer.times) < config.max_runs:

@@ -42,6 +42,7 @@ import torch  # noqa: E402
 
 from kernelgym.judge import compile_pause  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
+from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
 from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
@@ -102,6 +103,12 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing.scrub": _timing.scrub,
         "kernelgym.judge.timing._storage_fill": _timing._storage_fill,
         "kernelgym.judge.timing._untyped_storage": _timing._untyped_storage,
+        "kernelgym.judge.timing._ActivityRecorder": _timing._ActivityRecorder,
+        "kernelgym.judge.activity.attribute": _activity.attribute,
+        "kernelgym.judge.activity.ActivityRecorder.__enter__": _activity.ActivityRecorder.__enter__,
+        "kernelgym.judge.activity.ActivityRecorder.__exit__": _activity.ActivityRecorder.__exit__,
+        "kernelgym.judge.activity.ActivityRecorder.call": _activity.ActivityRecorder.call,
+        "kernelgym.judge.activity.ActivityRecorder.spans_ms": _activity.ActivityRecorder.spans_ms,
         "kernelgym.judge.transfer.write_tensor": write_tensor,
         "kernelgym.judge.transfer.flat_bytes": _transfer.flat_bytes,
         "kernelgym.judge.device_transfer.write_into": write_into,
@@ -321,7 +328,7 @@ class Worker:
     def start_timing(self, seed: int) -> bool:
         config = _timing.TimingConfig(**self.req["timing"])
         self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
-                                self.device, scrub_released=True)
+                                self.device, scrub_released=True, method=self.req.get("timing_method"))
         try:
             _warm_up(self.timer, config.warmup)
         except BaseException as exc:  # noqa: BLE001

@@ -52,12 +52,28 @@ def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
         assert result.runtime_ms >= 0.8 * good.runtime_ms
 
 
+def test_the_activity_method_leaves_host_latency_out_and_nothing_else(gpu_judge, relu_task):
+    """The same kernel judged with both timing methods (two evaluations, so within their noise): the device span is
+    not above the synchronized interval (which holds the first launch and the wake from the synchronize) and below
+    it by less than a millisecond, for the candidate and the eager baseline alike, so the speedups stay close."""
+    judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, timing_method="activity")
+    spans = judge.evaluate(relu_task, GOOD, profile="full")
+    synchronized = gpu_judge.evaluate(relu_task, GOOD, profile="full")
+    assert spans.status == synchronized.status == "ok", spans.message + synchronized.message
+    print("\nactivity", spans.runtime_ms, spans.baseline_ms, "synchronized", synchronized.runtime_ms,
+          synchronized.baseline_ms)
+    for span, interval in ((spans.runtime_ms, synchronized.runtime_ms), (spans.baseline_ms, synchronized.baseline_ms)):
+        assert span <= 1.02 * interval and interval - span < 1.0, (span, interval)
+    assert abs(spans.speedup / synchronized.speedup - 1) < 0.25
+
+
 #: the honest kernel launched this many times per call, so the work is long enough to be told from launch costs
 REPEAT = 20
 
 
+@pytest.mark.parametrize("method", ["synchronized", "activity"])
 @pytest.mark.parametrize("tail", ["kernels", "copy"])
-def test_work_left_running_on_an_unjoined_side_stream_is_timed(gpu_judge, relu_task, tail):
+def test_work_left_running_on_an_unjoined_side_stream_is_timed(gpu_judge, relu_task, tail, method):
     """A forward that leaves its work on a low-priority side stream it never joins (the kernels themselves, or the
     copy of the result into the output) is timed like the same work on the current stream: whatever the timing
     method, work the call launched counts, on any stream and on the copy engines."""
@@ -93,7 +109,8 @@ y.copy_(launch(x))
 return y"""
     extra = f"REPEAT = {REPEAT}"
     init = "self.side = torch.cuda.Stream(priority=0)"
-    judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, static_checks=False)
+    judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, static_checks=False,
+                            timing_method=method)
     hidden = judge.evaluate(relu_task, kernel_forward(indent(body), init=init, extra=extra))
     honest = judge.evaluate(relu_task, kernel_forward(indent(twin), init=init, extra=extra))
     assert honest.status == "ok", honest.message

@@ -1,15 +1,11 @@
-"""benchmarks/activity_timing.py: how device activities are given to timed calls (the experiment for a timing method
-that leaves host latency out; GPU figures in docs/BENCHMARKS.md once measured). The attribution is a pure function
-of the profiler's records, checked here on records laid out as the profiler reports them."""
+"""kernelgym.judge.activity: how device activities are given to timed calls (the ``activity`` timing method, which
+leaves host latency out; GPU figures in docs/BENCHMARKS.md once measured). The attribution is a pure function of
+the profiler's records, checked here on records laid out as the profiler reports them; the recorder itself needs
+CUDA activities (tests/gpu)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from activity_timing import attribute  # noqa: E402
+from kernelgym.judge.activity import attribute
 
 MS = 1_000_000  # ns
 
