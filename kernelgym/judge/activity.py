@@ -112,6 +112,8 @@ class ActivityRecorder:
         prefix = self._prefix
         for ev in events:
             if ev.device_type() == _DeviceType.CPU:
+                if ev.linked_correlation_id():  # a CUDA runtime call, itself linked to an op: ids of another kind
+                    continue
                 op_starts[ev.correlation_id()] = ev.start_ns()
                 name = ev.name()
                 if name.startswith(prefix) and name[len(prefix):].isdigit():
