@@ -58,6 +58,8 @@ except ImportError:  # pragma: no cover - the CUDA backend works without Triton
     pass
 
 import threading as _threading  # noqa: E402
+
+_current_frames = sys._current_frames
 import time as _time  # noqa: E402
 
 _equal = torch.equal
@@ -373,7 +375,9 @@ class Worker:
                 flags.append(["monkeypatch", f"the candidate replaced {path}"])
         if any(depth is not None and depth() for depth in _modes):
             flags.append(["dispatch_mode", "a torch function or dispatch mode was active when the outputs were read"])
-        extra = [t.name for t in _threading.enumerate() if t.ident not in _BASE_THREADS and t.is_alive()]
+        # every thread that runs Python, also one started with _thread (which threading does not list): its frames
+        names = {t.ident: t.name for t in _threading.enumerate()}
+        extra = [names.get(ident, f"thread {ident}") for ident in _current_frames() if ident not in _BASE_THREADS]
         if extra:
             flags.append(["background_thread", f"the candidate left thread(s) running: {', '.join(extra[:3])}"])
         return flags
@@ -445,6 +449,7 @@ def main() -> int:
     _settle_dynamo_patch()
     _WATCHED.update(_watched(tuple(worker.launches.installed)))
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
+    _BASE_THREADS.update(_current_frames())
     worker.send({"event": Event.READY})
     if request.get("mode") == "build":  # CUDA prebuild on a CPU worker: execute the text (load_inline builds)
         if worker._read() == Command.GO and worker.load_candidate() is not None:

@@ -128,6 +128,14 @@ def work():
     y.copy_(launch(x))
 threading.Thread(target=work).start()
 return y'''), imports="import threading"), ("rejected", "incorrect"), ""),
+    # class 3: a thread started with the low-level _thread module (which threading does not list), left spinning
+    "hidden_low_level_thread": ("runtime", kernel_forward(indent('''
+def spin():
+    end = time.time() + 30
+    while time.time() < end:
+        pass
+_thread.start_new_thread(spin, ())
+return launch(x)'''), imports="import _thread\nimport time"), "rejected", "thread"),
     # class 3: skipping work once the judge is (presumably) timing
     "skip_after_n_calls": ("guarded", kernel_forward(indent('''
 self.calls += 1
