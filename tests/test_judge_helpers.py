@@ -404,22 +404,59 @@ def test_integer_and_bool_outputs_are_compared_exactly_whatever_the_tolerance(dt
     assert not compare_outputs((ref,), (off,), 1e-2, 1e-2).ok
 
 
-def test_a_statistical_output_that_ignores_its_input_is_caught():
+def test_a_statistical_output_that_could_not_be_one_more_draw_of_the_reference_fails():
+    """With two more draws of the reference, a random output is compared as one more draw: an honest sampler passes;
+    one that ignores its input, one with no randomness, one whose noise ignores the input that scales it and one
+    with values of the wrong support fail, each with moments close enough to pass the moments alone."""
     import torch
+    import torch.nn.functional as F
 
     from kernelgym.judge.correctness import compare_outputs
 
     gen = torch.Generator().manual_seed(0)
-    p = torch.rand(2048, 2048, generator=gen) * 0.6
-    honest = torch.bernoulli(p, generator=gen)
-    again = torch.bernoulli(p, generator=gen)  # the reference drawn a second time on the same p
-    ignores_p = (torch.rand(2048, 2048, generator=gen) < 0.3).float()  # Bernoulli(0.3) everywhere, p never read
-    check = compare_outputs((honest,), (ignores_p,), 1e-2, 1e-2, "statistical", agains=(again,))
-    assert not check.ok and "depends on the input less" in check.reason
-    assert compare_outputs((honest,), (ignores_p,), 1e-2, 1e-2, "statistical").ok  # moments alone cannot tell
-    fair = torch.bernoulli(p, generator=gen)
-    assert compare_outputs((honest,), (fair,), 1e-2, 1e-2, "statistical", agains=(again,)).ok
-    assert compare_outputs((honest,), (honest.clone(),), 1e-2, 1e-2, "statistical", agains=(again,)).ok
+    shape = (1024, 1024)
+    p = torch.rand(*shape, generator=gen) * 0.6
+
+    def bernoulli():
+        return torch.bernoulli(p, generator=gen)
+
+    def judged(out, draw):
+        ref, more = draw(), [(draw(),), (draw(),)]
+        return compare_outputs((ref,), (out,), 1e-2, 1e-2, "statistical", agains=more), \
+            compare_outputs((ref,), (out,), 1e-2, 1e-2, "statistical")
+
+    honest, _ = judged(bernoulli(), bernoulli)
+    assert honest.ok, honest.reason
+    std = float(bernoulli().std())
+    cheats = {
+        "ignores its input": (torch.rand(*shape, generator=gen) < 0.3).float(),
+        "no randomness": (p - p.mean()) / p.std() * std + 0.3,
+        "wrong support": p + torch.randn(*shape, generator=gen) * (p * (1 - p)).sqrt(),
+    }
+    words = {"ignores its input": "less than a fresh draw", "no randomness": "more than a fresh draw",
+             "wrong support": "does not scale with its input"}  # (its spread follows p(1-p), not a fresh draw's)
+    for name, out in cheats.items():
+        full, moments_only = judged(out, bernoulli)
+        assert moments_only.ok, (name, moments_only.reason)  # the moments alone cannot tell
+        assert not full.ok and words[name] in full.reason, (name, full.reason)
+    # the distribution test alone: the wrong support's values, and an honest draw's
+    from kernelgym.judge.statistical import _distribution_gap
+
+    fresh = bernoulli().reshape(-1)
+    assert "not distributed as the reference's" in _distribution_gap(cheats["wrong support"].reshape(-1), fresh,
+                                                                     1e-2, 1e-2, "cpu")
+    assert _distribution_gap(bernoulli().reshape(-1), fresh, 1e-2, 1e-2, "cpu") is None
+    # noise whose size should follow a second input: h = logits + N(0, 1) * softplus(scale_logits)
+    logits, scale = torch.randn(*shape, generator=gen) * 0.5, torch.randn(*shape, generator=gen)
+
+    def gated():
+        return logits + torch.randn(*shape, generator=gen) * F.softplus(scale)
+
+    honest, _ = judged(gated(), gated)
+    assert honest.ok, honest.reason
+    flat_noise = logits + torch.randn(*shape, generator=gen) * float(F.softplus(scale).pow(2).mean().sqrt())
+    full, moments_only = judged(flat_noise, gated)
+    assert moments_only.ok and not full.ok and "does not scale with its input" in full.reason, full.reason
 
 
 def test_a_statistical_output_with_nan_or_inf_where_the_reference_has_none_fails():

@@ -65,7 +65,7 @@ def test_an_honest_sampler_passes(verdicts):
 def test_a_sampler_that_ignores_its_input_is_incorrect(verdicts):
     result = verdicts["ignores_p"]
     assert result.status == "incorrect", result.message
-    assert "depends on the input less" in result.message
+    assert "follows its input less than a fresh draw" in result.message
 
 
 def test_a_nan_output_is_incorrect(verdicts):

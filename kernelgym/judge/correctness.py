@@ -3,8 +3,8 @@
 Contract of :func:`compare_outputs`: same number of outputs; for each tensor the same shape and dtype, NaN and
 ±Inf at exactly the same positions, and every finite element within ``atol + rtol * |ref|`` (``allclose``); for
 ``statistical`` tasks (random outputs) the distribution is compared instead: non-finite counts, mean and standard
-deviation, and, given a second draw of the reference, the output's dependence on its input
-(:mod:`kernelgym.judge.statistical`).
+deviation, and, given two more draws of the reference, whether the output could be one more draw (how it follows
+its input, the distribution of its values: :mod:`kernelgym.judge.statistical`).
 Non-tensor outputs (Python numbers) are compared the same way as 0-d tensors.
 
 An optional second reference (``exacts``: the same model run in float64, :meth:`ReferenceSide.exact_outputs`) makes
@@ -80,8 +80,8 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
     time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed). With
     ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring).
-    ``again``: for ``statistical``, a second independent draw of the reference on the same input
-    (:mod:`kernelgym.judge.statistical`)."""
+    ``again``: for ``statistical``, further independent draws of the reference on the same input (a sequence of
+    tensors, :mod:`kernelgym.judge.statistical`)."""
     import torch
 
     ref_t = torch.as_tensor(ref)
@@ -105,10 +105,8 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
     if check == "statistical":
         from kernelgym.judge.statistical import compare_statistics
 
-        again_flat = torch.as_tensor(again).reshape(-1) if again is not None else None
-        if again_flat is not None and again_flat.shape != ref_flat.shape:
-            again_flat = None
-        ok, reason, err = compare_statistics(ref_flat, out_flat, atol, rtol, again_flat)
+        more = [torch.as_tensor(m).reshape(-1) for m in (again or ())]
+        ok, reason, err = compare_statistics(ref_flat, out_flat, atol, rtol, more)
         return TrialCheck(ok, f"output {index}: {reason}" if reason else "", err, None, None, index)
     if ref_flat.numel() == 0:
         return TrialCheck(True, output=index, max_abs_err=0.0, max_rel_err=0.0)
@@ -163,18 +161,17 @@ def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: s
                     exacts: tuple | None = None, agains: tuple | None = None) -> TrialCheck:
     """Compare every output; the first failing one decides the verdict, else the largest errors are reported.
     ``exacts``: float64 outputs of the same model, a second reference per element (module docstring). ``agains``:
-    for ``statistical``, the reference's outputs drawn a second time on the same inputs (the dependence check of
-    :mod:`kernelgym.judge.statistical`)."""
+    for ``statistical``, further draws of the reference's outputs on the same inputs, one tuple per draw (the
+    exchangeability and distribution checks of :mod:`kernelgym.judge.statistical` need two)."""
     if len(refs) != len(outs):
         return TrialCheck(False, f"expected {len(refs)} output(s), got {len(outs)}")
     if exacts is not None and len(exacts) != len(refs):
         exacts = None
-    if agains is not None and len(agains) != len(refs):
-        agains = None
+    agains = [draw for draw in (agains or ()) if len(draw) == len(refs)]
     best = TrialCheck(True, max_abs_err=0.0, max_rel_err=0.0)
     for i, (r, o) in enumerate(zip(refs, outs)):
         res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None,
-                             agains[i] if agains is not None else None)
+                             [draw[i] for draw in agains])
         if not res.ok:
             return res
         if (res.max_abs_err or 0) >= (best.max_abs_err or 0):

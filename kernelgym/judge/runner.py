@@ -38,7 +38,7 @@ from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401  (COMPILE_LOCK re-exported)
 from kernelgym.judge.result import EvalResult
 from kernelgym.judge.sandbox import PACKAGE_ROOT, mode_from
-from kernelgym.judge.session import SNAPSHOT_BYTES, Session, Settings
+from kernelgym.judge.session import COMPARED_FLOOR, SNAPSHOT_BYTES, Session, Settings
 from kernelgym.judge.timing import TIMING_METHOD, check_method
 from kernelgym.judge.verdict import Verdict
 from kernelgym.parsing import compile_source
@@ -400,9 +400,11 @@ class Judge:
 
         base = self._confirm_baseline(task, prof, session.baseline)
         summary = summarize(session.candidate_times)
-        res.runtime_ms = max(summary["median_ms"], session.runner_bound_ms)
+        compared_floor = COMPARED_FLOOR * min(session.compared_ms) if session.compared_ms else 0.0
+        res.runtime_ms = max(summary["median_ms"], session.runner_bound_ms, compared_floor)
         res.runtime_spread = {**{k: summary[k] for k in ("iqr_ms", "ci95_ms", "n")},
                               "reported_median_ms": summary["median_ms"], "runner_bound_ms": session.runner_bound_ms,
+                              "compared_floor_ms": compared_floor, "compared_calls": len(session.compared_ms),
                               "baseline": base.get("how"), "baseline_ci95_ms": base.get("ci95_ms"),
                               "baseline_n": base.get("n")}
         res.baseline_ms = base["median_ms"]

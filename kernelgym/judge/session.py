@@ -43,6 +43,12 @@ TRANSFER_BYTES_PER_S = 250e6
 SNAPSHOT_BYTES = {"gpu": 1 << 30, "cpu": 256 << 20}
 #: outputs up to this size are compared for every block of timed calls; larger ones for a random share of blocks
 CHECK_EVERY_BLOCK_BYTES = 64 << 20
+#: timed calls compared per evaluation at the least, however large the outputs (each in a block of its own when the
+#: random checks found too few), and the share of the fastest compared call's time the runtime never goes below:
+#: calls that skip work go unseen where they are not compared, but the compared calls, picked after their blocks,
+#: did the work, so a candidate that made its median fast by skipping work is timed by them (within 10%)
+MIN_COMPARED_CALLS = 2
+COMPARED_FLOOR = 0.9
 #: compile pauses granted per build (:meth:`Session.build`); more than any honest first forward needs (Triton
 #: autotuning is bounded to 8 configs per kernel), few enough that announcing compilations cannot keep an evaluation
 #: waiting for the GPU again and again
@@ -73,6 +79,7 @@ class Session:
         self.candidate_times: list[float] = []
         self.baseline: dict = {}
         self.runner_bound_ms = 0.0
+        self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
         self._step_s: dict[str, float] = {}  # each step's time so far, unrounded (:meth:`step`)
@@ -413,9 +420,9 @@ class Session:
                 outs.append(desc.get("value"))
         atol = self.task.atol * (10.0 if outlier else 1.0)
         agains = None
-        if self.task.check == "statistical":  # a second, independent draw: how much an output follows its input
+        if self.task.check == "statistical":  # two more independent draws: could the output be one more?
             with self.step("reference"):
-                agains = self.reference.outputs(self.task, self.init_seed, seed, outlier)
+                agains = [self.reference.outputs(self.task, self.init_seed, seed, outlier) for _ in range(2)]
         with self.step("compare"):
             check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, agains=agains)
         if not check.ok and self.task.check == "allclose" and _has_floating(refs):
@@ -522,7 +529,6 @@ class Session:
         out_bytes = self.out_bytes  # known from the trials
         self._per_block = max(1, SNAPSHOT_BYTES["cpu" if self.settings.on_cpu else "gpu"] // max(out_bytes, 1))
         self._check_share = min(1.0, CHECK_EVERY_BLOCK_BYTES / max(out_bytes, 1))
-        self._checked = 0
         self.clock = BlockClock(self._raw_block)
         blocks = {"candidate": self._checked_blocks}
         if cached is None:
@@ -538,7 +544,7 @@ class Session:
         # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
         samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
         hold.close()  # what follows takes holds of its own, as long as it needs them
-        if not self._checked:  # at least one timed call is always compared
+        while len(self.compared_ms) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
             self._checked_blocks(1, force_check=True)
         if cached is None:
             base = {**self.reference.store_baseline(self.task, samples["reference"],
@@ -569,7 +575,8 @@ class Session:
             n = min(self._per_block, calls - len(times))
             seed = secret_seed()
             self._block_seed = seed
-            times += self._alone(self.clock, n)
+            block = self._alone(self.clock, n)
+            times += block
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
                 # two calls of a block when outputs are small: to move the median a candidate must cheat in more
                 # than half of its calls, and then two random picks miss every cheat with probability below 1/4
@@ -579,7 +586,7 @@ class Session:
                         self.send(Command.CHECK, index)
                         self.compare(call_seed(seed, index), NO_OUTLIERS,
                                      f"timed call {len(self.clock.times) - n + index}")
-                self._checked += 1
+                    self.compared_ms.append(block[index])
         return times
 
     def _raw_block(self, calls: int) -> list[float]:

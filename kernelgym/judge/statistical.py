@@ -1,7 +1,9 @@
 """Comparing a random output with the reference's (``check = "statistical"``: the Random tasks), on the trusted side.
 
-Two draws of a random operator on the same input never agree element by element, so a statistical comparison looks
-at what they share. :func:`compare_statistics` checks, for one output:
+Two draws of a random operator on the same input never agree element by element, so a statistical comparison asks
+whether the candidate's output could have been one more draw of the reference. :func:`compare_statistics` checks,
+for one output, against the reference's draw ``a`` and, when given, two more independent draws ``b`` and ``d`` on
+the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseeds its generator secretly every call):
 
 1. **Non-finite values.** Where the reference has no NaN (or +Inf, or -Inf) the candidate may have none; where it
    has some, the counts agree within sampling noise. (Moments of a NaN are NaN, and a comparison with NaN is false:
@@ -9,16 +11,24 @@ at what they share. :func:`compare_statistics` checks, for one output:
 2. **Moments.** Mean and standard deviation of the finite elements agree within ``atol + rtol * scale``, or within
    :data:`SAMPLING_Z` standard errors of two samples the reference's size where that is wider: a task's tolerance
    is a precision, and at small shapes (the CPU's) two honest draws differ by more than ``1e-4`` by chance alone.
-3. **Dependence on the input** (when a second, independent draw of the reference on the same input is given). Two
-   draws of the reference are correlated through their common input (Bernoulli samples of one ``p``, noise added to
-   one ``x``); an honest candidate's draw is correlated with them exactly as much. An output that ignores its input
-   (a fixed pattern, noise of the right moments alone) is not. With ``a``, ``b`` the two reference draws and ``c``
-   the candidate's, standardised, the per-element quantity ``e = a*b - (a*c + b*c) / 2`` has mean 0 for an honest
-   candidate and mean ``corr(a, b)`` for one independent of the input; the check fails when the mean of ``e``
-   exceeds :data:`DEPENDENCE_Z` standard errors (estimated from ``e`` itself, so heavy tails widen it). One-sided:
-   a candidate more correlated with the reference than a second draw (the same generator state, the expectation)
-   is not an input-ignoring one. The check is skipped where a few extreme elements carry the reference draws' own
-   correlation (:data:`MIN_EFFECTIVE_ELEMENTS`, a quantity of the reference alone).
+3. **Exchangeability with a fresh draw** (with ``b`` and ``d``). Given the inputs, an honest candidate's ``c`` and
+   the reference's ``d`` are two independent draws of the same law, so any statistic of ``c`` against ``a`` and
+   ``b`` has the same mean as the same statistic of ``d``. Per element, on standardised values:
+
+   - *following the input*: ``c * (a + b) / 2`` against ``d * (a + b) / 2``. Lower for an output that ignores its
+     input (fresh noise of the right moments), higher for one with no randomness (a deterministic function of the
+     input with the right moments): both fail, the test is two-sided;
+   - *spread following the input*: ``|c - a| * |b - a|`` against ``|d - a| * |b - a|``: an output whose noise has
+     the right size on average but not per element (noise that ignores the input that scales it);
+
+   each fails when the mean difference exceeds :data:`DEPENDENCE_Z` standard errors estimated from the differences
+   themselves, and is skipped where a few extreme elements carry the statistic of the reference's draws
+   (:data:`MIN_EFFECTIVE_ELEMENTS`, computed from the reference's draws only, so no candidate can switch it off).
+4. **The distribution of values** (with ``d``): the largest gap between the candidate's and ``d``'s cumulative
+   distributions, each value allowed its tolerance ``atol + rtol * |value|`` of slack (rounding to a neighbouring
+   value of a low-precision dtype is not a difference), over at most :data:`KS_SAMPLE` elements at a stride and
+   offset drawn here, against the two-sample Kolmogorov-Smirnov bound at :data:`KS_ALPHA`: values of the wrong
+   support (a continuous output where the reference draws 0 or 1) fail.
 
 Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
 elements at a time (up to eight float64 temporaries of a chunk are alive at once).
@@ -27,35 +37,43 @@ elements at a time (up to eight float64 temporaries of a chunk are alive at once
 from __future__ import annotations
 
 import math
+import secrets
 
-#: standard errors by which the candidate's correlation with the reference may fall short of a second draw's
-#: (one-sided; at 6 an honest candidate fails about once in 10**9 comparisons under normality)
+#: standard errors by which a statistic of the candidate may differ from the same statistic of a fresh reference
+#: draw (two-sided; at 6 an honest candidate fails about twice in 10**9 comparisons under normality)
 DEPENDENCE_Z = 6.0
 #: standard errors (of a difference of two samples the reference's size) by which mean and standard deviation may
 #: differ, where that is wider than the task's tolerance
 SAMPLING_Z = 6.0
-#: the dependence check needs the reference draws' correlation spread over at least this many elements
-#: (``(sum x**2)**2 / sum x**4`` of ``x = a*b``, computed from the reference's draws only, so a candidate cannot
-#: switch the check off); below it a few extreme values decide the correlation and its normal approximation fails
+#: a statistic needs the reference draws' share of it spread over at least this many elements (``(sum x**2)**2 /
+#: sum x**4`` of the reference's per-element values); below it a few extreme values decide it and its normal
+#: approximation fails
 MIN_EFFECTIVE_ELEMENTS = 1000
 #: standard deviations (Poisson) by which a count of NaN or infinite elements may differ from the reference's
 COUNT_Z = 6.0
+#: elements compared by the distribution test (sorted on the reference's device)
+KS_SAMPLE = 1 << 21
+#: the distribution test's false-alarm rate for an honest candidate
+KS_ALPHA = 1e-9
 
 
-def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, again_flat=None):
-    """``(ok, reason, mean_abs_diff)`` for one flattened output (module docstring). ``again_flat``: a second
-    independent draw of the reference on the same input, same shape, or ``None`` to skip the dependence check."""
+def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
+    """``(ok, reason, mean_abs_diff)`` for one flattened output (module docstring). ``more``: further independent
+    draws of the reference on the same inputs, same shape; with two of them (``b``, ``d``) the exchangeability and
+    distribution checks run, with fewer only the counts and moments."""
     from kernelgym.judge.correctness import CHUNK
 
     chunk = max(CHUNK // 8, 1)  # up to eight float64 temporaries per chunk here: together near the comparison's 0.5 GB
     device = ref_flat.device
-    draws = [ref_flat, out_flat] + ([again_flat] if again_flat is not None else [])
-    counts = [_nonfinite_counts(x, device, chunk) for x in draws]
-    for kind, ref_n, out_n, again_n in zip(("NaN", "+Inf", "-Inf"), counts[0], counts[1],
-                                            counts[2] if again_flat is not None else counts[0]):
-        allowed = 0.0 if ref_n == again_n == 0 else COUNT_Z * math.sqrt(max(ref_n, again_n, 1)) + abs(ref_n - again_n)
-        if abs(out_n - ref_n) > allowed:
-            return False, f"{out_n} {kind} element(s), the reference has {ref_n}", None
+    more = [m for m in more if m is not None and m.shape == ref_flat.shape]
+    ref_counts = [_nonfinite_counts(x, device, chunk) for x in [ref_flat, *more]]
+    out_counts = _nonfinite_counts(out_flat, device, chunk)
+    for k, kind in enumerate(("NaN", "+Inf", "-Inf")):
+        seen = [c[k] for c in ref_counts]
+        spread = max(seen) - min(seen)
+        allowed = 0.0 if max(seen) == 0 else COUNT_Z * math.sqrt(max(max(seen), 1)) + spread
+        if abs(out_counts[k] - seen[0]) > allowed:
+            return False, f"{out_counts[k]} {kind} element(s), the reference has {seen[0]}", None
     (rm, rs, n_ref, m4), (om, os_, n_out, _) = (_moments([ref_flat], device, chunk)[0],
                                                  _moments([out_flat], device, chunk)[0])
     if n_ref == 0 or n_out == 0:
@@ -68,10 +86,12 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, again_flat=
     if not (abs(rm - om) <= tol_mean and abs(rs - os_) <= tol_std):
         return False, (f"statistics differ: mean {om:.5g} vs {rm:.5g} (allowed {tol_mean:.3g}), std {os_:.5g} vs "
                        f"{rs:.5g} (allowed {tol_std:.3g})"), abs(rm - om)
-    if again_flat is not None:
-        shortfall = _dependence_shortfall(ref_flat, again_flat, out_flat, device, chunk)
-        if shortfall is not None:
-            return False, shortfall, abs(rm - om)
+    if len(more) >= 2:
+        b, d = more[0], more[1]
+        reason = _exchangeability(ref_flat, b, d, out_flat, device, chunk) or \
+            _distribution_gap(out_flat, d, atol, rtol, device)
+        if reason:
+            return False, reason, abs(rm - om)
     return True, "", abs(rm - om)
 
 
@@ -120,32 +140,83 @@ def _moments(tensors, device, chunk: int) -> list[tuple[float, float, int, float
     return [(m, (q / (n - 1)) ** 0.5 if n > 1 else 0.0, n, f / n) for m, q, f in zip(means, squares, fourths)]
 
 
-def _dependence_shortfall(ref_flat, again_flat, out_flat, device, chunk: int) -> str | None:
-    """The failure message when the candidate depends on the input less than a second reference draw does, else
-    ``None`` (also when the reference shows no dependence to compare with: constant or too few elements)."""
-    tensors = [ref_flat, again_flat, out_flat]
+class _MeanDifference:
+    """Running sums for the mean of per-element differences ``x - y`` (candidate's statistic minus the fresh
+    draw's) and for the effective number of elements of ``y`` (the reference's own statistic)."""
+
+    def __init__(self):
+        self.n = 0
+        self.total = self.squares = self.y2 = self.y4 = 0.0
+
+    def add(self, x, y) -> None:
+        diff = x - y
+        self.n += diff.numel()
+        self.total += float(diff.sum())
+        self.squares += float((diff * diff).sum())
+        y2 = y * y
+        self.y2 += float(y2.sum())
+        self.y4 += float((y2 * y2).sum())
+
+    def z(self) -> float | None:
+        """The mean difference in standard errors; ``None`` when too few elements carry the statistic."""
+        if self.n < 3 or self.y4 <= 0 or self.y2 * self.y2 / self.y4 < MIN_EFFECTIVE_ELEMENTS:
+            return None
+        mean = self.total / self.n
+        stderr = math.sqrt(max(self.squares / self.n - mean * mean, 0.0) / self.n)
+        return mean / stderr if stderr > 0 else (0.0 if mean == 0 else math.copysign(math.inf, mean))
+
+
+def _exchangeability(a_flat, b_flat, d_flat, c_flat, device, chunk: int) -> str | None:
+    """The failure message when the candidate ``c`` is told apart from the fresh reference draw ``d`` by how it
+    follows the input (module docstring, item 3), else ``None``."""
+    tensors = [a_flat, b_flat, d_flat, c_flat]
     moments = _moments(tensors, device, chunk)
-    n = moments[0][2]
-    if n < 3 or any(not s > 0 for _, s, _, _ in moments):
+    if moments[0][2] < 3 or any(not s > 0 for _, s, _, _ in moments):
         return None
-    (ma, sa, _, _), (mb, sb, _, _), (mc, sc, _, _) = moments
-    total = squares = rr = rr_squares = rr_fourths = 0.0
-    for a, b, c in _chunks(tensors, device, chunk):
-        za, zb, zc = (a - ma) / sa, (b - mb) / sb, (c - mc) / sc
-        e = za * zb - (za * zc + zb * zc) / 2
-        total += float(e.sum())
-        squares += float((e * e).sum())
-        both = za * zb
-        rr += float(both.sum())
-        rr_squares += float((both * both).sum())
-        rr_fourths += float((both ** 4).sum())
-    if rr_fourths <= 0 or rr_squares * rr_squares / rr_fourths < MIN_EFFECTIVE_ELEMENTS:
-        return None  # a few extreme elements carry the reference's own correlation: no normal approximation
-    mean = total / n
-    stderr = math.sqrt(max(squares / n - mean * mean, 0.0) / n)
-    if mean > DEPENDENCE_Z * stderr:
-        rho_rr = rr / n
-        return (f"the output depends on the input less than the reference's draws do: its correlation with them is "
-                f"{rho_rr - mean:.4g}, two draws of the reference have {rho_rr:.4g} (allowed shortfall "
-                f"{DEPENDENCE_Z * stderr:.2g}); fresh randomness is not enough, each element must follow its input")
+    follows, spread = _MeanDifference(), _MeanDifference()
+    for parts in _chunks(tensors, device, chunk):
+        za, zb, zd, zc = ((p - m) / s for p, (m, s, _, _) in zip(parts, moments))
+        pair = (za + zb) / 2
+        follows.add(zc * pair, zd * pair)
+        gap = (zb - za).abs()
+        spread.add((zc - za).abs() * gap, (zd - za).abs() * gap)
+    z = follows.z()
+    if z is not None and abs(z) > DEPENDENCE_Z:
+        how = "less than a fresh draw of the reference does (does it read its input?)" if z < 0 else \
+            "more than a fresh draw of the reference does (is it random?)"
+        return f"the output follows its input {how}: {abs(z):.1f} standard errors (allowed {DEPENDENCE_Z:g})"
+    z = spread.z()
+    if z is not None and abs(z) > DEPENDENCE_Z:
+        return (f"the output's randomness does not scale with its input as a fresh draw of the reference's does: "
+                f"{abs(z):.1f} standard errors (allowed {DEPENDENCE_Z:g})")
+    return None
+
+
+def _distribution_gap(c_flat, d_flat, atol: float, rtol: float, device) -> str | None:
+    """The failure message when the values of ``c`` and of the fresh draw ``d`` are not distributed alike (module
+    docstring, item 4), else ``None``."""
+    import torch
+
+    n = c_flat.numel()
+    stride = max(1, n // KS_SAMPLE)
+    offset = secrets.randbelow(stride)
+    xs = c_flat[offset::stride].to(device=device, dtype=torch.float64)
+    ys = d_flat[offset::stride].to(device=device, dtype=torch.float64)
+    xs, ys = xs[xs.isfinite()], ys[ys.isfinite()]
+    if xs.numel() < 2 or ys.numel() < 2:
+        return None
+    xs, ys = torch.sort(xs).values, torch.sort(ys).values
+    points = torch.cat([xs, ys])
+    slack = atol + rtol * points.abs()
+
+    def cdf(sorted_values, at):
+        return torch.searchsorted(sorted_values, at, right=True).to(torch.float64) / sorted_values.numel()
+
+    gap = max(float((cdf(xs, points) - cdf(ys, points + slack)).max()),
+              float((cdf(ys, points) - cdf(xs, points + slack)).max()))
+    n_x, n_y = xs.numel(), ys.numel()
+    bound = math.sqrt(-0.5 * math.log(KS_ALPHA / 2)) * math.sqrt((n_x + n_y) / (n_x * n_y))
+    if gap > bound:
+        return (f"the output's values are not distributed as the reference's: the cumulative distributions differ "
+                f"by {gap:.3g} (allowed {bound:.2g}, each value given its tolerance)")
     return None
