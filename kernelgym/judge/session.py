@@ -33,7 +33,7 @@ from kernelgym.judge import device_transfer
 from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
-from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, lower_bound_ms, mismatch
+from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, check_lower_bound_ms, lower_bound_ms, mismatch
 from kernelgym.tasks import Task
 
 _RANDOM = secrets.SystemRandom()
@@ -80,6 +80,8 @@ class Session:
         self.baseline: dict = {}
         self.runner_bound_ms = 0.0
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
+        self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
+        self._check_sent: float | None = None
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
         self._step_s: dict[str, float] = {}  # each step's time so far, unrounded (:meth:`step`)
@@ -390,6 +392,9 @@ class Session:
     def _receive_and_check(self, refs: tuple, outlier: int, seed: int) -> TrialCheck:
         with self.step("candidate"):  # the worker's inputs, forward, synchronisation and checks of its own
             header = self.expect(Event.OUTPUTS)
+        if self._check_sent is not None:  # the answer to a check: by the wall clock (wallclock.check_lower_bound_ms)
+            self.check_ms.append((time.perf_counter() - self._check_sent) * 1e3)
+            self._check_sent = None
         self._own_launches = header.get("own_launches")
         flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
         if flags:
@@ -583,6 +588,7 @@ class Session:
                 picks = _RANDOM.sample(range(n), min(n, 2 if self._check_share >= 1.0 else 1))
                 for index in sorted(picks):
                     with self.gpu(label="check"):  # the reference's forward and the transfer: never while timed
+                        self._check_sent = time.perf_counter()
                         self.send(Command.CHECK, index)
                         self.compare(call_seed(seed, index), NO_OUTLIERS,
                                      f"timed call {len(self.clock.times) - n + index}")
@@ -611,9 +617,11 @@ class Session:
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead, calls, on_gpu)
-            reason = mismatch(self.clock.median_ms(), bound)
+            checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
+            reason = mismatch(self.clock.median_ms(), bound) or \
+                mismatch(self.clock.median_ms(), checks, "describing a compared call's output took")
             if not reason:
-                return bound
+                return max(bound, checks)
             if attempt < EXTRA_BLOCKS:
                 self._checked_blocks(block)  # more blocks by the judge's clock before concluding
         raise self.reject("timing_wall_mismatch", reason)

@@ -12,7 +12,9 @@ fastest block's wall time per call, less that overhead, less a fixed allowance p
 candidate's runtime is the larger of what its worker reported and this bound, so a rewritten timer gains at most
 the slack; a report more than :data:`FACTOR` times below the bound is a lie and rejected, after
 :data:`EXTRA_BLOCKS` more blocks (one scheduling hiccup cannot fail an honest kernel). The slack is relative,
-not absolute: a fast kernel cannot claim to take no time at all.
+not absolute: a fast kernel cannot claim to take no time at all. The runner also times each ``check`` (the answer
+describing a compared call's output, :func:`check_lower_bound_ms`): work deferred from the timed calls to the
+checks shows there, beyond :data:`CHECK_ALLOWANCE_MS`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ REL_SLACK = {"gpu": 1.25, "cpu": 2.0}
 #: wall time of one block's request and reply through the pipe, allowed on top of the calls (ms)
 IPC_ALLOWANCE_MS = {"gpu": 0.5, "cpu": 30.0}
 EXTRA_BLOCKS = 2
+#: wall time of answering ``check INDEX`` up to the header of the outputs (the worker only describes a snapshot it
+#: took already), allowed before the answer counts as work the call should have done (ms)
+CHECK_ALLOWANCE_MS = {"gpu": 20.0, "cpu": 200.0}
 
 
 class BlockClock:
@@ -67,9 +72,18 @@ def lower_bound_ms(fastest_wall_per_call_ms: float, overhead_ms: float, calls: i
     return max(0.0, implied / REL_SLACK[kind])
 
 
-def mismatch(reported_median_ms: float, bound_ms: float) -> str:
+def check_lower_bound_ms(fastest_check_ms: float, on_gpu: bool) -> float:
+    """The least time per call that the fastest ``check`` answer allows (ms, never negative). A timed call's output
+    is snapshotted right after the call, so describing it costs next to nothing; a worker whose code was changed to
+    do the call's work only when one of its outputs is asked for (in the check, outside every timed block) spends
+    that work here, and cannot know which calls will be asked for, so it spends it in every check."""
+    kind = "gpu" if on_gpu else "cpu"
+    return max(0.0, (fastest_check_ms - CHECK_ALLOWANCE_MS[kind]) / REL_SLACK[kind])
+
+
+def mismatch(reported_median_ms: float, bound_ms: float, what: str = "each call took") -> str:
     """A reason when the reported median is more than :data:`FACTOR` times below the runner's bound, else ``""``."""
     if FACTOR * reported_median_ms >= bound_ms:
         return ""
-    return (f"the worker reported {reported_median_ms:.3g} ms per call, but by the judge's clock each call took at "
-            f"least {bound_ms:.3g} ms")
+    return (f"the worker reported {reported_median_ms:.3g} ms per call, but by the judge's clock {what} at least "
+            f"{bound_ms:.3g} ms")
