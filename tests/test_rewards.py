@@ -55,3 +55,17 @@ def test_registry_errors_are_clear():
         get_reward("nope")
     with pytest.raises(ValueError, match="already registered"):
         register_reward("speedup", lambda: None)
+
+
+@pytest.mark.parametrize("name", ["speedup", "speedup_coverage", "fast_p:1.5", "shaped"])
+def test_a_speedup_on_a_degenerate_task_earns_no_bonus(name):
+    """On a task whose reference ignores its inputs any constant is correct: its speed counts as unmeasured."""
+    fn = get_reward(name)
+    fast = res("ok", 50.0)
+    fast.kernel_coverage = 1.0
+    degenerate = res("ok", 50.0)
+    degenerate.kernel_coverage = 1.0
+    degenerate.add_flag("degenerate_task", "the reference returned identical outputs")
+    unmeasured = res("ok", None, meaningful=False)
+    assert fn(degenerate, []) == fn(unmeasured, []) < fn(fast, [])
+    assert fn(degenerate.to_dict(), []) == fn(unmeasured, [])

@@ -15,10 +15,16 @@ def _is_correct(result) -> bool:
     return _get(result, "status") == "ok"
 
 
+def _degenerate(result) -> bool:
+    """Whether the judge flagged the task ``degenerate_task`` (its reference ignores its inputs: a constant wins)."""
+    return any(isinstance(f, dict) and f.get("name") == "degenerate_task" for f in _get(result, "flags") or ())
+
+
 def _speedup(result) -> float | None:
-    """The speedup to reward: ``None`` unless it was measured meaningfully (on a GPU)."""
+    """The speedup to reward: ``None`` unless it was measured meaningfully (on a GPU) on a task whose outputs depend
+    on its inputs (on a ``degenerate_task`` any constant is correct, so its speed proves nothing)."""
     s = _get(result, "speedup")
-    if s is None or not _get(result, "timing_meaningful") or not math.isfinite(s) or s <= 0:
+    if s is None or not _get(result, "timing_meaningful") or not math.isfinite(s) or s <= 0 or _degenerate(result):
         return None
     return float(s)
 

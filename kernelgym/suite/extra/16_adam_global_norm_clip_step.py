@@ -32,13 +32,17 @@ class Model(nn.Module):
         return param - (self.lr / (1 - b1 ** self.step)) * (m / denom), m, v
 
 
+# Magnitudes chosen so that every output, and every term of it, shows above the fp32 tolerance (1e-4): with the
+# usual tiny second moments (~1e-8) the third output sat below atol and an all-zero one passed (a red-team finding,
+# now a lint rule per output). ||grad|| ~ 0.2 sqrt(N) is twice max_norm at any N, so clipping halves g (~0.1);
+# beta2 = 0.95 makes (1 - beta2) g^2 about 5% of v (~1e-2); the step moves param by ~1e-3.
 def get_inputs():
     param = torch.randn(N)
-    grad = torch.randn(N) * 0.02                     # ||g|| ~ 0.02 sqrt(N) > max_norm, so clipping is active
-    exp_avg = torch.randn(N) * 1e-4
-    exp_avg_sq = torch.rand(N) * 1e-8 + 1e-10
+    grad = torch.randn(N) * 0.2
+    exp_avg = torch.randn(N) * 1e-2
+    exp_avg_sq = torch.rand(N) * 1e-2 + 5e-3
     return [param, grad, exp_avg, exp_avg_sq]
 
 
 def get_init_inputs():
-    return [1e-2, 0.9, 0.999, 1e-8, 20, 1.0]
+    return [1e-2, 0.9, 0.95, 1e-8, 20, 0.1 * N ** 0.5]
