@@ -166,3 +166,26 @@ def test_linter_fails_a_task_too_big_for_24_gb(tmp_path):
 def test_linter_passes_a_good_task(test_tasks):
     report = lint_task(test_tasks.get("L1/1_scaled_relu"))
     assert report.ok, report.render()
+
+
+#: two outputs, the second always far below the fp32 atol (1e-4): a kernel could skip it and pass
+TINY_SECOND_OUTPUT_TASK = '''
+import torch
+import torch.nn as nn
+KERNELGYM = {"category": "Math", "flops": "N", "bytes": "12 * N", "small": {"N": 4096}}
+N = 4096
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.tanh(x) * 2 + x, x * 1e-7
+def get_inputs():
+    return [torch.randn(N)]
+def get_init_inputs():
+    return []
+'''
+
+
+def test_linter_fails_a_task_with_one_output_a_kernel_could_skip(tmp_path):
+    """Zeros in the second output alone pass (the first stays right): the task cannot tell a kernel that skips it."""
+    report = lint_source(tmp_path, TINY_SECOND_OUTPUT_TASK)
+    assert not report.ok
+    assert "output 1 of 2, an all-zero answer passes" in report.checks["nonconstant"][1]
