@@ -289,3 +289,40 @@ def test_a_build_without_a_gpu_gives_the_build_verdict_or_leaves_the_build_cache
     good = cpp_probe()
     assert builder.prebuild(relu_task, good) is None
     assert any(extension_dir(tmp_path, good).rglob("*.so"))
+
+
+@needs_sandbox
+def test_memory_backed_files_held_open_count_and_the_private_dev_is_bounded(tmp_path, relu_task):
+    """Found by a red-team helper: ``memfd_create`` files (3 GiB held past a 1 GiB limit, no flag) and the sandbox's
+    own ``/dev`` (a tmpfs of half the host's memory) were host memory no check saw. Files held open now count against
+    the limit; ``/dev`` is read-only but for a small ``/dev/shm``."""
+    from kernelgym.judge.runner import Judge
+
+    memfd_fill = kernel_forward(indent("return launch(x)"), imports="import os, time", extra='''
+_held = []
+for _i in range(6):
+    _fd = os.memfd_create("fill%d" % _i)
+    os.write(_fd, bytes(256 << 20))
+    _held.append(_fd)
+time.sleep(30)''')
+    dev_fill = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
+try:
+    with open("/dev/fill", "wb") as _f:
+        _f.write(b"x")
+    raise RuntimeError("wrote into /dev")
+except OSError:
+    pass
+try:
+    with open("/dev/shm/fill", "wb") as _f:
+        _f.write(bytes({sandbox.SHM_BYTES + (16 << 20)}))
+except OSError as exc:
+    raise RuntimeError("the private /dev/shm is full") from exc''')
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False, memory_limit_bytes=1 << 30)
+    try:
+        result = judge.evaluate(relu_task, memfd_fill, profile=SHORT)
+        assert result.status == "crashed" and "host memory" in result.message, result.message
+        result = judge.evaluate(relu_task, dev_fill, profile=SHORT)
+        assert "the private /dev/shm is full" in result.message, result.message
+        assert judge.evaluate(relu_task, GOOD, profile=SHORT).status == "ok"
+    finally:
+        judge.close()

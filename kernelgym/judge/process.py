@@ -73,6 +73,35 @@ def tree_rss_bytes(root: int) -> int:
     return sum(rss_bytes(pid) or 0 for pid in descendants(root))
 
 
+def held_file_bytes(root: int, limit_fds: int = 4096) -> int:
+    """Bytes of memory-backed files that ``root`` and its descendants hold open but no folder of theirs shows:
+    ``memfd_create`` files, files in a ``/dev/shm`` and deleted files (their pages are host memory that no RSS
+    counts until mapped). Each file counts once (by device and inode); at most ``limit_fds`` descriptors are looked
+    at per process, and a process with more counts as over any limit."""
+    seen, total = set(), 0
+    for pid in descendants(root):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        if len(fds) > limit_fds:
+            return 1 << 62
+        for fd in fds:
+            path = f"/proc/{pid}/fd/{fd}"
+            try:
+                target = os.readlink(path)
+                if not (target.startswith("/memfd:") or target.startswith("/dev/shm/") or
+                        target.endswith(" (deleted)")):
+                    continue
+                st = os.stat(path)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+    return total
+
+
 def folder_bytes(folder, limit_entries: int = 100_000, exclude: frozenset = frozenset()) -> int:
     """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), leaving out
     the paths in ``exclude``, walking at most ``limit_entries`` entries; a folder with more counts as over any

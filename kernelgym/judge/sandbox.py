@@ -61,6 +61,8 @@ PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 TMP_BYTES = 256 << 20
 #: size of the empty folder put over each hidden folder (:func:`hidden_paths`): it holds only mount points
 HIDDEN_BYTES = 1 << 20
+#: the worker's /dev/shm (POSIX shared memory, semaphores): a bounded tmpfs; the rest of its /dev is read-only
+SHM_BYTES = 64 << 20
 #: the kernelgym package itself: bound again wherever a hidden folder covers it (a checkout used as the working folder)
 PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -199,9 +201,12 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
         for path in again:
             args += ["--ro-bind", path, path]
         visible = [b for b in visible if not (b == folder or _inside(b, folder))] + again
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    # a private /dev whose only writable folder, /dev/shm, is bounded (bwrap's own /dev is a tmpfs of half the
+    # host's memory, which no memory check of the judge's sees); the device nodes stay usable
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     for node in gpu_device_nodes():
         args += ["--dev-bind", node, node]
+    args += ["--remount-ro", "/dev"]
     for path in [scratch, *writable]:
         args += ["--bind", str(path), str(path)]
     args += ["--chdir", str(scratch), "--seccomp", str(seccomp_fd), "--", *argv]

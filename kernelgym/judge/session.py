@@ -24,7 +24,7 @@ from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_
 from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
-from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, tree_rss_bytes
+from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, held_file_bytes, tree_rss_bytes
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -168,12 +168,13 @@ class Session:
         return f" (stuck at candidate.py line {number}{': ' + code if code else ''})"
 
     def _check_memory(self) -> None:
-        """The worker's resident memory and the files in its scratch and transfer folders (a tmpfs's pages are host
-        memory no RSS shows) against the memory limit; the output file this side made and lent is not the
-        worker's."""
+        """The worker's resident memory, the files in its scratch and transfer folders (a tmpfs's pages are host
+        memory no RSS shows) and the memory-backed files its processes hold open (``memfd_create``, ``/dev/shm``,
+        deleted files: :func:`~kernelgym.judge.process.held_file_bytes`) against the memory limit; the output file
+        this side made and lent is not the worker's."""
         lent = frozenset(self._lent_files)
         rss = (tree_rss_bytes(self.worker.proc.pid) + folder_bytes(self.worker.scratch, exclude=lent)
-               + folder_bytes(self.worker.xfer, exclude=lent))
+               + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(self.worker.proc.pid))
         if rss > self.settings.memory_limit_bytes:
             raise Verdict("crashed", f"the worker used {rss / 2**30:.1f} GiB of host memory and scratch files, over "
                                       f"the {self.settings.memory_limit_bytes / 2**30:.1f} GiB limit; it was killed")
