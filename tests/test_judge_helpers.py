@@ -475,3 +475,27 @@ def test_a_statistical_output_with_nan_or_inf_where_the_reference_has_none_fails
     noisy = ref.clone()
     noisy[7] = float("nan")
     assert compare_outputs((noisy,), (noisy[torch.randperm(4096)],), 1e-2, 1e-2, "statistical").ok
+
+
+def test_integer_outputs_are_compared_exactly_and_python_numbers_by_value():
+    """int64 values above 2**53 differ by one (a float64 comparison rounds them alike); a Python int reference and
+    the float the worker sends for an int output compare by value (red-team notes)."""
+    import torch
+
+    from kernelgym.judge.correctness import compare_outputs
+
+    big = torch.tensor([2 ** 60, 7])
+    check = compare_outputs((big,), (big + torch.tensor([1, 0]),), 1e-2, 1e-2)
+    assert not check.ok and "1 of 2 elements" in check.reason and check.worst_index == [0]
+    assert compare_outputs((big,), (big.clone(),), 1e-2, 1e-2).ok
+    assert compare_outputs((3,), (3.0,), 1e-2, 1e-2).ok and not compare_outputs((3,), (5.0,), 1e-2, 1e-2).ok
+
+
+def test_a_lazily_conjugated_output_travels_as_its_values():
+    import torch
+
+    from kernelgym.judge.transfer import flat_bytes
+
+    x = torch.randn(8, dtype=torch.complex64)
+    raw, nbytes = flat_bytes(x.conj())
+    assert nbytes == 64 and torch.equal(raw.view(torch.complex64), x.conj().resolve_conj())

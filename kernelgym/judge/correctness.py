@@ -91,8 +91,8 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
                           output=index)
     if ref_t.dtype != out_t.dtype:
         return TrialCheck(False, f"output {index}: dtype {out_t.dtype} != expected {ref_t.dtype}", output=index)
-    if not ref_t.is_floating_point() and not ref_t.is_complex():
-        atol = rtol = 0.0  # integer and bool outputs (indices, counts, masks) must be exact, whatever the task's dtype
+    if not ref_t.is_floating_point() and not ref_t.is_complex() and check != "statistical":
+        return _compare_exactly(ref_t.reshape(-1), out_t.reshape(-1), ref_t.shape, index)
     if ref_t.is_complex():
         ref_t, out_t = torch.view_as_real(ref_t), torch.view_as_real(out_t)
     shape = ref_t.shape
@@ -149,12 +149,47 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
     return TrialCheck(True, "", max_abs, max_rel, worst_index, index)
 
 
+def _compare_exactly(ref_flat, out_flat, shape, index: int) -> TrialCheck:
+    """Integer and bool outputs (indices, counts, masks) must be exact, whatever the task's tolerance; compared in
+    their own dtype, :data:`CHUNK` elements at a time (as float64, int64 values above 2**53 would round alike)."""
+    import torch
+
+    n_bad, first = 0, None
+    for start in range(0, ref_flat.numel(), CHUNK):
+        r = ref_flat[start:start + CHUNK]
+        o = out_flat[start:start + CHUNK].to(device=r.device)
+        bad = r != o
+        count = int(bad.sum().item())
+        if count and first is None:
+            first = start + int(torch.nonzero(bad)[0].item())
+        n_bad += count
+    if not n_bad:
+        return TrialCheck(True, "", 0.0, 0.0, None, index)
+    where = _unravel(first, shape)
+    got, expected = out_flat[first].item(), ref_flat[first].item()
+    return TrialCheck(False, f"output {index}: {n_bad} of {ref_flat.numel()} elements outside atol=0 rtol=0 "
+                             f"(integer outputs are exact); first at {tuple(where)}: got {got}, expected {expected}",
+                      None, None, where, index)
+
+
 def _unravel(flat_index: int, shape) -> list[int]:
     out = []
     for size in reversed(list(shape)):
         out.append(flat_index % size)
         flat_index //= size
     return out[::-1]
+
+
+def _is_tensor(value) -> bool:
+    import torch
+
+    return torch.is_tensor(value)
+
+
+def _as_float64(value):
+    import torch
+
+    return torch.tensor(float(value), dtype=torch.float64)
 
 
 def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose",
@@ -170,6 +205,8 @@ def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: s
     agains = [draw for draw in (agains or ()) if len(draw) == len(refs)]
     best = TrialCheck(True, max_abs_err=0.0, max_rel_err=0.0)
     for i, (r, o) in enumerate(zip(refs, outs)):
+        if not _is_tensor(r) and not _is_tensor(o):  # Python numbers (the worker sends every one as a float)
+            r, o = _as_float64(r), _as_float64(o)
         res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None,
                              [draw[i] for draw in agains])
         if not res.ok:

@@ -119,15 +119,17 @@ def _bind_tensor_methods() -> dict:
     t = torch.Tensor
     return {"detach": t.detach, "contiguous": t.contiguous, "reshape": t.reshape, "numel": t.numel,
             "element_size": t.element_size, "view": t.view, "copy_": t.copy_, "frombuffer": torch.frombuffer,
-            "uint8": torch.uint8}
+            "uint8": torch.uint8, "resolve_conj": t.resolve_conj, "resolve_neg": t.resolve_neg}
 
 
 _T = _bind_tensor_methods()
 
 
 def flat_bytes(tensor) -> tuple:
-    """``tensor``'s bytes as a flat uint8 view and their count (worker side; only functions bound at import)."""
-    flat = _T["reshape"](_T["contiguous"](_T["detach"](tensor)), -1)
+    """``tensor``'s bytes as a flat uint8 view and their count (worker side; only functions bound at import). A lazy
+    conjugate or negative view (``x.conj()`` of a complex output, ``torch._neg_view``) is materialised first: its
+    bytes are not its values."""
+    flat = _T["reshape"](_T["contiguous"](_T["resolve_neg"](_T["resolve_conj"](_T["detach"](tensor)))), -1)
     return _T["view"](flat, _T["uint8"]), _T["numel"](flat) * _T["element_size"](flat)
 
 
