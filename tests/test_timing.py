@@ -208,3 +208,18 @@ def test_the_timing_method_is_checked_when_the_judge_is_made_and_keys_its_baseli
     keys = {method: Judge(device="cpu", cache_dir=tmp_path, timing_method=method).reference._key(relu_task, "eager")
             for method in ("synchronized", "activity")}
     assert keys["synchronized"] != keys["activity"] and keys["activity"].endswith("eager|activity")
+
+
+def test_input_samples_show_a_write_into_an_input_and_nothing_else():
+    """The same salt samples the same positions; an input written into (here: most of it) shows, an untouched one
+    and a non-tensor argument do not; samples are small whatever the input's size."""
+    from kernelgym.judge.timing import INPUT_SAMPLE_BYTES, changed_inputs, sample_inputs
+
+    gen = torch.Generator().manual_seed(0)
+    x, w = torch.randn(1 << 18, generator=gen), torch.randn(64, generator=gen)
+    before = sample_inputs([x, w, 3], salt=11)
+    assert before[0].numel() == INPUT_SAMPLE_BYTES and before[1].numel() == 64 * 4 and before[2] is None
+    assert changed_inputs(before, sample_inputs([x.clone(), w.clone(), 3], salt=11)) == []
+    written = x.clone()
+    written[: (1 << 18) - 10].relu_()
+    assert changed_inputs(before, sample_inputs([written, w, 3], salt=11)) == [0]

@@ -49,6 +49,10 @@ _storage_fill = torch.UntypedStorage.fill_
 _get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
 _gc_enabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 _nullcontext = contextlib.nullcontext
+_view, _reshape, _contiguous, _detach = torch.Tensor.view, torch.Tensor.reshape, torch.Tensor.contiguous, \
+    torch.Tensor.detach
+_uint8, _Generator, _gen_seed, _randint, _equal = torch.uint8, torch.Generator, torch.Generator.manual_seed, \
+    torch.randint, torch.equal
 
 #: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
 #: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
@@ -103,6 +107,36 @@ def quiet_for_timing():
 #: the byte every scrubbed storage is filled with: NaN in every floating dtype (fp8 to fp64), -1 in every signed
 #: integer dtype, a non-canonical ``True`` in bool
 POISON_BYTE = 0xFF
+
+
+#: bytes of each input tensor sampled after every timed call (:func:`sample_inputs`)
+INPUT_SAMPLE_BYTES = 1 << 16
+
+
+def sample_inputs(values, salt: int) -> tuple:
+    """A sample of the bytes of every tensor in ``values``: :data:`INPUT_SAMPLE_BYTES` positions drawn from ``salt``
+    (the same positions for the same salt, shapes and dtypes). Taken from a timed call's inputs right after the
+    call and from the same inputs made afresh when that call is compared, it shows a forward that wrote into its
+    inputs (in trials every input is compared whole; a timed call's inputs are released before the judge picks
+    which call to compare). ``salt`` mixes the block's secret seed with the call's index."""
+    out = []
+    for k, value in enumerate(values):
+        if not _is_tensor(value) or not value.numel():
+            out.append(None)
+            continue
+        raw = _view(_reshape(_contiguous(_detach(value)), -1), _uint8)
+        gen = _Generator(device=raw.device)
+        _gen_seed(gen, (salt * 1_000_003 + k) % (2 ** 62))
+        positions = _randint(0, raw.numel(), (min(raw.numel(), INPUT_SAMPLE_BYTES),), generator=gen,
+                             device=raw.device)
+        out.append(_clone(raw[positions]))
+    return tuple(out)
+
+
+def changed_inputs(before: tuple, after: tuple) -> list[int]:
+    """Indices of the inputs whose samples (:func:`sample_inputs`) differ."""
+    return [k for k, (a, b) in enumerate(zip(before, after)) if (a is None) != (b is None) or
+            (a is not None and not _equal(a, b))]
 
 
 def scrub(values) -> None:
@@ -188,11 +222,14 @@ class CallTimer:
         if self.on_gpu:
             _cuda_sync()
 
-    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
+    def time_block(self, calls: int, keep: list | None = None, samples: list | None = None,
+                   salt: int = 0) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
-        the judge compares one of them, chosen after the block, with the reference. With ``scrub_released``, each
-        call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the timed interval."""
+        the judge compares one of them, chosen after the block, with the reference. With ``samples``, a sample of
+        each call's inputs after it (:func:`sample_inputs`, salted with ``salt`` and the call's index in the block)
+        is appended too. With ``scrub_released``, each call's inputs and outputs are then scrubbed
+        (:func:`scrub`), also outside the timed interval."""
         block: list[float] = []
         recorder = _ActivityRecorder() if self.on_gpu and self.method == "activity" else None
         with _no_grad(), quiet_for_timing(), recorder if recorder is not None else _nullcontext():
@@ -216,6 +253,8 @@ class CallTimer:
                 outs = out if _type(out) in (tuple, list) else (out,)
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
+                if samples is not None:
+                    samples.append(sample_inputs(args, salt + k))
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)
