@@ -118,19 +118,29 @@ def sample_inputs(values, salt: int) -> tuple:
     (the same positions for the same salt, shapes and dtypes). Taken from a timed call's inputs right after the
     call and from the same inputs made afresh when that call is compared, it shows a forward that wrote into its
     inputs (in trials every input is compared whole; a timed call's inputs are released before the judge picks
-    which call to compare). ``salt`` mixes the block's secret seed with the call's index."""
+    which call to compare). ``salt``: the block's secret seed, so every call of a block is sampled at the same
+    positions, which no candidate knows in advance."""
     out = []
     for k, value in enumerate(values):
         if not _is_tensor(value) or not value.numel():
             out.append(None)
             continue
         raw = _view(_reshape(_contiguous(_detach(value)), -1), _uint8)
-        gen = _Generator(device=raw.device)
-        _gen_seed(gen, (salt * 1_000_003 + k) % (2 ** 62))
-        positions = _randint(0, raw.numel(), (min(raw.numel(), INPUT_SAMPLE_BYTES),), generator=gen,
-                             device=raw.device)
+        key = (salt, k, raw.numel(), str(raw.device))
+        positions = _sample_positions.get(key)
+        if positions is None:  # drawn once per block (the salt) and input, not once per call
+            gen = _Generator(device=raw.device)
+            _gen_seed(gen, (salt * 1_000_003 + k) % (2 ** 62))
+            positions = _randint(0, raw.numel(), (min(raw.numel(), INPUT_SAMPLE_BYTES),), generator=gen,
+                                 device=raw.device)
+            if len(_sample_positions) >= 32:
+                _sample_positions.clear()
+            _sample_positions[key] = positions
         out.append(_clone(raw[positions]))
     return tuple(out)
+
+
+_sample_positions: dict = {}
 
 
 def changed_inputs(before: tuple, after: tuple) -> list[int]:
@@ -227,8 +237,7 @@ class CallTimer:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
         the judge compares one of them, chosen after the block, with the reference. With ``samples``, a sample of
-        each call's inputs after it (:func:`sample_inputs`, salted with ``salt`` and the call's index in the block)
-        is appended too. With ``scrub_released``, each call's inputs and outputs are then scrubbed
+        each call's inputs after it (:func:`sample_inputs`, salted with ``salt``) is appended too. With ``scrub_released``, each call's inputs and outputs are then scrubbed
         (:func:`scrub`), also outside the timed interval."""
         block: list[float] = []
         recorder = _ActivityRecorder() if self.on_gpu and self.method == "activity" else None
@@ -254,7 +263,7 @@ class CallTimer:
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
                 if samples is not None:
-                    samples.append(sample_inputs(args, salt + k))
+                    samples.append(sample_inputs(args, salt))
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)

@@ -364,7 +364,7 @@ class Worker:
             return False
         try:
             fresh = make_inputs(self.module, call_seed(self.block_seed, index), self.device)
-            mutated = _changed_inputs(self.input_samples[index], _sample_inputs(fresh, self.block_seed + index))
+            mutated = _changed_inputs(self.input_samples[index], _sample_inputs(fresh, self.block_seed))
             _scrub(fresh)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "checking a timed call's inputs")
