@@ -326,3 +326,22 @@ except OSError as exc:
         assert judge.evaluate(relu_task, GOOD, profile=SHORT).status == "ok"
     finally:
         judge.close()
+
+
+@needs_sandbox
+def test_a_worker_that_answers_fast_is_still_held_to_the_memory_limit(tmp_path, relu_task):
+    """Memory used to be checked only while the runner waited 0.5 s for an answer: a worker that wrote files on every
+    forward and answered at once went 3.2 GiB past a 1 GiB limit (a red-team finding). It is now checked when frames
+    arrive too (96 MiB per forward against 768 MiB passed unseen before)."""
+    from kernelgym.judge.runner import Judge
+
+    hog = kernel_forward(indent('''
+np.ones(96 << 20, dtype=np.uint8).tofile("fill%d" % self.calls)
+self.calls += 1
+return launch(x)'''), imports="import numpy as np", init="self.calls = 0")
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False, memory_limit_bytes=768 << 20)
+    try:
+        result = judge.evaluate(relu_task, hog, profile=SHORT)
+        assert result.status == "crashed" and "host memory" in result.message, result.message
+    finally:
+        judge.close()

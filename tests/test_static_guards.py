@@ -35,6 +35,7 @@ def test_honest_kernel_has_no_flags():
     (candidate(pre="global CACHE"), "global_state"),
     (candidate(pre="from reference import Model"), "reference_reuse"),
     (candidate(imports="import threading"), "forbidden_import"),
+    (candidate(pre="fut = torch.jit._fork(torch.relu, x)"), "forbidden_attribute"),  # a native thread
     (candidate(imports="import ctypes"), "forbidden_import"),
     (candidate(pre="__import__('os').abort()"), "forbidden_call"),
 ])

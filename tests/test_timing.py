@@ -223,3 +223,29 @@ def test_input_samples_show_a_write_into_an_input_and_nothing_else():
     written = x.clone()
     written[: (1 << 18) - 10].relu_()
     assert changed_inputs(before, sample_inputs([written, w, 3], salt=11)) == [0]
+
+
+def test_an_honest_kernel_for_a_slow_reference_passes_the_check_clock(tmp_path):
+    """The runner's clock on a check's answer covers the worker's answer only, not the reference's own forward for
+    that call (computed first): with a reference slower than the check allowance, an honest kernel was rejected as
+    `timing_wall_mismatch` (a red-team finding)."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.wallclock import CHECK_ALLOWANCE_MS
+    from kernelgym.tasks import load_tasks
+    from kernelgym.testing.candidates import TEST_TASKS
+
+    folder = tmp_path / "tasks" / "level1"
+    folder.mkdir(parents=True)
+    source = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
+    pause = 1.5 * CHECK_ALLOWANCE_MS["cpu"] / 1e3
+    source = source.replace("import torch\n", "import time\nimport torch\n", 1).replace(
+        "        return torch.relu(x) * 2 + 1", f"        time.sleep({pause})\n        return torch.relu(x) * 2 + 1")
+    (folder / "1_slow_reference_relu.py").write_text(source)
+    task = load_tasks(tmp_path / "tasks").get("L1/1_slow_reference_relu")
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache")
+    try:
+        result = judge.evaluate(task, GOOD, profile=get_profile("quick"))
+        assert result.status == "ok", result.message
+        assert result.runtime_spread["fastest_check_ms"] < CHECK_ALLOWANCE_MS["cpu"]
+    finally:
+        judge.close()

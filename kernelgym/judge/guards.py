@@ -70,7 +70,7 @@ FORBIDDEN_ATTRS = {
     "__getattribute__", "__setattr__", "__import__", "_make_wrapper_subclass", "__reduce__", "f_globals",
     "f_locals", "f_back",
     "Stream", "stream", "ExternalStream", "set_stream", "current_stream", "Event", "Graph", "CUDAGraph", "graph",
-    "Thread", "Process", "Pool", "fork", "system", "popen", "kill", "exit", "_exit", "abort",
+    "Thread", "Process", "Pool", "fork", "_fork", "system", "popen", "kill", "exit", "_exit", "abort",
     "cudaAccessPolicyWindow", "set_per_process_memory_fraction",
 }
 #: Attribute names that install code to run later: module/tensor/autograd hooks (also the ``_forward_hooks`` dicts

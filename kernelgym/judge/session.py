@@ -48,6 +48,9 @@ CHECK_EVERY_BLOCK_BYTES = 64 << 20
 #: calls that skip work go unseen where they are not compared, but the compared calls, picked after their blocks,
 #: did the work, so a candidate that made its median fast by skipping work is timed by them (within 10%)
 MIN_COMPARED_CALLS = 2
+#: the worker's memory is checked while the runner waits for it (every 0.5 s) and, at most this often, when a frame
+#: arrives: a worker that answers every command fast is checked as well
+MEMORY_CHECK_EVERY_S = 0.5
 COMPARED_FLOOR = 0.9
 #: compile pauses granted per build (:meth:`Session.build`); more than any honest first forward needs (Triton
 #: autotuning is bounded to 8 configs per kernel), few enough that announcing compilations cannot keep an evaluation
@@ -81,6 +84,7 @@ class Session:
         self.runner_bound_ms = 0.0
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
+        self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._check_sent: float | None = None
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
@@ -134,6 +138,8 @@ class Session:
             end = min(self.deadline, self.total_deadline)
             try:
                 header = self.reader.read_header(min(end, time.monotonic() + 0.5))
+                if time.monotonic() - self._memory_checked >= MEMORY_CHECK_EVERY_S:
+                    self._check_memory()  # also a worker that answers every command fast (a red-team finding)
                 break
             except Deadline:
                 if time.monotonic() >= end:
@@ -172,6 +178,7 @@ class Session:
         memory no RSS shows) and the memory-backed files its processes hold open (``memfd_create``, ``/dev/shm``,
         deleted files: :func:`~kernelgym.judge.process.held_file_bytes`) against the memory limit; the output file
         this side made and lent is not the worker's."""
+        self._memory_checked = time.monotonic()
         lent = frozenset(self._lent_files)
         rss = (tree_rss_bytes(self.worker.proc.pid) + folder_bytes(self.worker.scratch, exclude=lent)
                + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(self.worker.proc.pid))
@@ -589,10 +596,12 @@ class Session:
                 picks = _RANDOM.sample(range(n), min(n, 2 if self._check_share >= 1.0 else 1))
                 for index in sorted(picks):
                     with self.gpu(label="check"):  # the reference's forward and the transfer: never while timed
+                        # the reference first: the answer's wall time (wallclock.check_lower_bound_ms) is the worker's
+                        refs = self._reference_outputs(call_seed(seed, index), NO_OUTLIERS)
                         self._check_sent = time.perf_counter()
                         self.send(Command.CHECK, index)
                         self.compare(call_seed(seed, index), NO_OUTLIERS,
-                                     f"timed call {len(self.clock.times) - n + index}")
+                                     f"timed call {len(self.clock.times) - n + index}", refs=refs)
                     self.compared_ms.append(block[index])
         return times
 
