@@ -4,8 +4,8 @@
 
 For six random laws like the Random tasks' (Bernoulli of per-element p, inverted dropout, additive Gaussian noise,
 uniform dither, stochastic rounding, noise scaled by softplus of a second input), each in fp32 and bf16, draws the
-reference three times and an honest candidate once on the same inputs, and compares them as the judge does (the
-task's tolerance: 1e-4 in fp32, 2e-2 in bf16). Prints the number of comparisons and every failure; an honest
+reference three times and an honest candidate twice on the same inputs, and compares them as the judge does (the
+task's tolerance: 1e-4 in fp32, 2e-2 in bf16; the second candidate draw for the repeat trial's test). Prints the number of comparisons and every failure; an honest
 candidate should never fail (the tests' bounds are at 6 standard errors, the distribution test at 1e-9).
 """
 
@@ -46,15 +46,18 @@ def main() -> int:
 
     import torch
 
-    from kernelgym.judge.statistical import compare_statistics
+    from kernelgym.judge.statistical import compare_statistics, repeat_gap
 
     gen = torch.Generator().manual_seed(args.seed)
     compared, failures, started = 0, [], time.time()
     for _ in range(args.reps):
         for name, draw in laws(args.elements, gen).items():
             for dtype, tol in ((torch.float32, 1e-4), (torch.bfloat16, 2e-2)):
-                a, b, d, c = (draw().to(dtype) for _ in range(4))
+                a, b, d, c, c2 = (draw().to(dtype) for _ in range(5))
                 ok, reason, _ = compare_statistics(a, c, tol, tol, [b, d])
+                if ok:  # the session's repeat trial: the candidate's second draw on the same inputs
+                    reason = repeat_gap(c, c2, b, d, "cpu")
+                    ok = reason is None
                 compared += 1
                 if not ok:
                     failures.append((name, str(dtype), reason))

@@ -44,16 +44,19 @@ def bernoulli_task():
 
 @pytest.fixture(scope="module")
 def verdicts(bernoulli_task, tmp_path_factory):
-    """The three samplers judged at once on two CPU judges."""
+    """The samplers judged at once on two CPU judges."""
     from kernelgym.evaluators import LocalEvaluator
 
     draws = {"honest": "(u < p).to(tl.float32)",
              "ignores_p": "(u < 0.3 + 0.0 * p).to(tl.float32)",  # reads p (so the load stays), never uses it
              "nan": "u * float('nan')"}
+    texts = {name: SAMPLER.format(draw=draw) for name, draw in draws.items()}
+    # an honest law from one fixed seed: the same pattern on every call (found by a red-team helper)
+    texts["fixed_seed"] = texts["honest"].replace("seed = int(torch.randint(0, 2**31 - 1, (1,)))", "seed = 1234")
+    assert texts["fixed_seed"] != texts["honest"]
     with LocalEvaluator(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), max_workers=2,
                         prestart_workers=False) as evaluator:
-        futures = {name: evaluator.submit(bernoulli_task, SAMPLER.format(draw=draw), profile=SHORT)
-                   for name, draw in draws.items()}
+        futures = {name: evaluator.submit(bernoulli_task, text, profile=SHORT) for name, text in texts.items()}
         yield {name: future.result() for name, future in futures.items()}
 
 
@@ -72,3 +75,15 @@ def test_a_nan_output_is_incorrect(verdicts):
     result = verdicts["nan"]
     assert result.status == "incorrect", result.message
     assert "NaN element(s), the reference has 0" in result.message
+
+
+def test_a_sampler_with_the_same_seed_on_every_call_is_incorrect(verdicts):
+    """Each output alone is a fine draw; called twice on the same inputs it does not change."""
+    result = verdicts["fixed_seed"]
+    assert result.status == "incorrect", result.message
+    assert "repeat trial" in result.message and "fresh randomness" in result.message
+    assert any(t.get("stage") == "repeat" for t in result.trials)
+
+
+def test_an_honest_sampler_gets_its_repeat_trial(verdicts):
+    assert any(t.get("stage") == "repeat" and t.get("ok") for t in verdicts["honest"].trials)

@@ -85,6 +85,8 @@ class Session:
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
+        self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
+        self._repeating = False
         self._check_sent: float | None = None
         self.out_bytes = 0
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
@@ -234,6 +236,9 @@ class Session:
         for i in range(n_standard + n_outlier):
             with self.gpu(label="trial"), self.step("trials"):
                 self.trial(i, "standard" if i < n_standard else "outlier")
+        if self.task.check == "statistical" and self._first_draw is not None:
+            with self.gpu(label="trial"), self.step("trials"):
+                self.trial(0, "repeat")  # the first trial's inputs again: is the randomness fresh?
         with self.gpu(label="profile"), self.step("profiled_forward"):
             self.profile()
         if self.prof.compile_baseline and not self.settings.on_cpu:
@@ -319,7 +324,11 @@ class Session:
         return self.plan.seed(kind, index) if self.plan is not None else secret_seed()
 
     def trial(self, index: int, kind: str) -> None:
-        seed = self.secret(kind, index)
+        """One trial: ``standard``, ``outlier``, ``recheck`` (after timing) or, for random outputs, ``repeat`` (the
+        inputs of the first standard trial once more: the two outputs must differ as two draws of the reference do,
+        :func:`~kernelgym.judge.statistical.repeat_gap`)."""
+        seed = self._first_draw[0] if kind == "repeat" else self.secret(kind, index)
+        self._repeating = kind == "repeat"
         where = "after timing" if kind == "recheck" else f"{kind} trial {index}"
         record = {"trial": index, "stage": kind}
         outlier, refs = NO_OUTLIERS, None
@@ -438,6 +447,9 @@ class Session:
                 agains = [self.reference.outputs(self.task, self.init_seed, seed, outlier) for _ in range(2)]
         with self.step("compare"):
             check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, agains=agains)
+            if check.ok and agains is not None:
+                randomness = self._check_randomness(seed, outlier, tuple(outs), agains)
+                check = check if randomness.ok else randomness
         if not check.ok and self.task.check == "allclose" and _has_floating(refs):
             # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
             # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
@@ -445,6 +457,24 @@ class Session:
             if exacts is not None:
                 check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
         return check
+
+    def _check_randomness(self, seed: int, outlier: int, outs: tuple, agains: list) -> TrialCheck:
+        """Random outputs: keep the first standard trial's; on its ``repeat``, the two must differ as two draws of
+        the reference on the same inputs do (a fixed pattern, the same seed every call, passes every test of one
+        output's law: a red-team finding)."""
+        from kernelgym.judge.statistical import repeat_gap
+
+        if self._first_draw is None and outlier == NO_OUTLIERS:
+            self._first_draw = (seed, outs)
+            return TrialCheck(True)
+        if not self._repeating or self._first_draw[0] != seed:
+            return TrialCheck(True)
+        for i, (first, again, a, b) in enumerate(zip(self._first_draw[1], outs, agains[0], agains[1])):
+            if all(hasattr(t, "reshape") for t in (first, again, a, b)):
+                reason = repeat_gap(first.reshape(-1), again.reshape(-1), a.reshape(-1), b.reshape(-1), a.device)
+                if reason:
+                    return TrialCheck(False, f"output {i}: {reason}", output=i)
+        return TrialCheck(True)
 
     def _receive_tensor(self, desc: dict):
         """One output through device memory this side made (:mod:`kernelgym.judge.device_transfer`, when the worker

@@ -5,8 +5,9 @@ whether the candidate's output could have been one more draw of the reference. :
 for one output, against the reference's draw ``a`` and, when given, two more independent draws ``b`` and ``d`` on
 the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseeds its generator secretly every call):
 
-1. **Non-finite values.** Where the reference has no NaN (or +Inf, or -Inf) the candidate may have none; where it
-   has some, the counts agree within sampling noise. (Moments of a NaN are NaN, and a comparison with NaN is false:
+1. **Non-finite values.** The candidate's counts of NaN, +Inf and -Inf agree with the reference's within sampling
+   noise (:data:`COUNT_Z` standard deviations, at least 6 elements where the reference has none: a law can draw a
+   rare infinity, ``-log(u)`` at ``u == 0``, that three draws of the reference missed). (Moments of a NaN are NaN, and a comparison with NaN is false:
    an all-NaN output, which is what poisoned or uninitialised memory holds, used to pass.)
 2. **Moments.** Mean and standard deviation of the finite elements agree within ``atol + rtol * scale``, or within
    :data:`SAMPLING_Z` standard errors of two samples the reference's size where that is wider: a task's tolerance
@@ -29,6 +30,11 @@ the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseed
    value of a low-precision dtype is not a difference), over at most :data:`KS_SAMPLE` elements at a stride and
    offset drawn here, against the two-sample Kolmogorov-Smirnov bound at :data:`KS_ALPHA`: values of the wrong
    support (a continuous output where the reference draws 0 or 1) fail.
+
+5. **Fresh randomness** (:func:`repeat_gap`, called by the session): the candidate is called a second time on the
+   first standard trial's inputs, and its two outputs must differ as much as two draws of the reference do. Every
+   test above looks at one output's law, which a fixed pattern (a constant seed, a hash of the position, no
+   generator at all) can match.
 
 Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
 elements at a time (up to eight float64 temporaries of a chunk are alive at once).
@@ -71,7 +77,7 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
     for k, kind in enumerate(("NaN", "+Inf", "-Inf")):
         seen = [c[k] for c in ref_counts]
         spread = max(seen) - min(seen)
-        allowed = 0.0 if max(seen) == 0 else COUNT_Z * math.sqrt(max(max(seen), 1)) + spread
+        allowed = COUNT_Z * math.sqrt(max(max(seen), 1)) + spread  # a law may draw a rare Inf the reference missed
         if abs(out_counts[k] - seen[0]) > allowed:
             return False, f"{out_counts[k]} {kind} element(s), the reference has {seen[0]}", None
     (rm, rs, n_ref, m4), (om, os_, n_out, _) = (_moments([ref_flat], device, chunk)[0],
@@ -189,6 +195,30 @@ def _exchangeability(a_flat, b_flat, d_flat, c_flat, device, chunk: int) -> str 
     if z is not None and abs(z) > DEPENDENCE_Z:
         return (f"the output's randomness does not scale with its input as a fresh draw of the reference's does: "
                 f"{abs(z):.1f} standard errors (allowed {DEPENDENCE_Z:g})")
+    return None
+
+
+def repeat_gap(first_flat, again_flat, a_flat, b_flat, device) -> str | None:
+    """The failure message when a candidate's two outputs on the same inputs do not differ as two draws of the
+    reference on them do (module docstring, item 5), else ``None``: per element, ``(c1 - c2)**2`` against
+    ``(a - b)**2`` on standardised values, two-sided at :data:`DEPENDENCE_Z` standard errors. Identical outputs (the
+    same seed on every call) and a fixed pattern (no generator at all) give 0."""
+    from kernelgym.judge.correctness import CHUNK
+
+    chunk = max(CHUNK // 8, 1)
+    tensors = [a_flat, b_flat, first_flat, again_flat]
+    moments = _moments(tensors, device, chunk)
+    if moments[0][2] < 3 or not (moments[0][1] > 0 and moments[1][1] > 0):
+        return None
+    repeat = _MeanDifference()
+    for parts in _chunks(tensors, device, chunk):
+        za, zb, z1, z2 = ((p - m) / (s if s > 0 else 1.0) for p, (m, s, _, _) in zip(parts, moments))
+        repeat.add((z1 - z2) ** 2, (za - zb) ** 2)
+    z = repeat.z()
+    if z is not None and abs(z) > DEPENDENCE_Z:
+        how = "less" if z < 0 else "more"
+        return (f"called twice on the same inputs, the output changed {how} than two draws of the reference do "
+                f"({abs(z):.1f} standard errors, allowed {DEPENDENCE_Z:g}): each call must draw fresh randomness")
     return None
 
 

@@ -10,7 +10,7 @@ KERNELGYM = {
     "check": "statistical",
     "flops": "6 * T * E",
     "bytes": "3 * 4 * T * E",
-    "small": {"T": 2048, "E": 64},
+    "small": {"T": 8192, "E": 64},
 }
 
 T = 4_194_304
