@@ -48,10 +48,10 @@ CHECK_EVERY_BLOCK_BYTES = 64 << 20
 #: calls that skip work go unseen where they are not compared, but the compared calls, picked after their blocks,
 #: did the work, so a candidate that made its median fast by skipping work is timed by them (within 10%)
 MIN_COMPARED_CALLS = 2
+COMPARED_FLOOR = 0.9
 #: the worker's memory is checked while the runner waits for it (every 0.5 s) and, at most this often, when a frame
 #: arrives: a worker that answers every command fast is checked as well
 MEMORY_CHECK_EVERY_S = 0.5
-COMPARED_FLOOR = 0.9
 #: compile pauses granted per build (:meth:`Session.build`); more than any honest first forward needs (Triton
 #: autotuning is bounded to 8 configs per kernel), few enough that announcing compilations cannot keep an evaluation
 #: waiting for the GPU again and again
@@ -328,7 +328,6 @@ class Session:
         inputs of the first standard trial once more: the two outputs must differ as two draws of the reference do,
         :func:`~kernelgym.judge.statistical.repeat_gap`)."""
         seed = self._first_draw[0] if kind == "repeat" else self.secret(kind, index)
-        self._repeating = kind == "repeat"
         where = "after timing" if kind == "recheck" else f"{kind} trial {index}"
         record = {"trial": index, "stage": kind}
         outlier, refs = NO_OUTLIERS, None
@@ -336,7 +335,11 @@ class Session:
             outlier, refs = self._outlier_inputs(seed)
             record["outliers"] = OUTLIER_RECORDS[outlier]
         self.send(Command.TRIAL, seed, outlier)
-        self.compare(seed, outlier, where, trial=record, refs=refs)
+        self._repeating = kind == "repeat"
+        try:
+            self.compare(seed, outlier, where, trial=record, refs=refs)
+        finally:
+            self._repeating = False
 
     def _outlier_inputs(self, seed: int) -> tuple[int, tuple]:
         """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign,
