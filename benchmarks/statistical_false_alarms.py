@@ -5,8 +5,9 @@
 For six random laws like the Random tasks' (Bernoulli of per-element p, inverted dropout, additive Gaussian noise,
 uniform dither, stochastic rounding, noise scaled by softplus of a second input), each in fp32 and bf16, draws the
 reference three times and an honest candidate twice on the same inputs, and compares them as the judge does (the
-task's tolerance: 1e-4 in fp32, 2e-2 in bf16; the second candidate draw for the repeat trial's test). Prints the number of comparisons and every failure; an honest
-candidate should never fail (the tests' bounds are at 6 standard errors, the distribution test at 1e-9).
+task's tolerance: 1e-4 in fp32, 2e-2 in bf16; the second candidate draw for the repeat trial's test). Prints the
+number of comparisons and every failure; an honest candidate should never fail (the tests' bounds are at 6
+standard errors, the distribution test at 1e-9).
 """
 
 from __future__ import annotations

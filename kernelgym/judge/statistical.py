@@ -7,8 +7,9 @@ the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseed
 
 1. **Non-finite values.** The candidate's counts of NaN, +Inf and -Inf agree with the reference's within sampling
    noise (:data:`COUNT_Z` standard deviations, at least 6 elements where the reference has none: a law can draw a
-   rare infinity, ``-log(u)`` at ``u == 0``, that three draws of the reference missed). (Moments of a NaN are NaN, and a comparison with NaN is false:
-   an all-NaN output, which is what poisoned or uninitialised memory holds, used to pass.)
+   rare infinity, ``-log(u)`` at ``u == 0``, that three draws of the reference missed). Moments of a NaN are NaN,
+   and a comparison with NaN is false: an all-NaN output, which is what poisoned or uninitialised memory holds,
+   used to pass.
 2. **Moments.** Mean and standard deviation of the finite elements agree within ``atol + rtol * scale``, or within
    :data:`SAMPLING_Z` standard errors of two samples the reference's size where that is wider: a task's tolerance
    is a precision, and at small shapes (the CPU's) two honest draws differ by more than ``1e-4`` by chance alone.

@@ -237,8 +237,9 @@ class CallTimer:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
         the judge compares one of them, chosen after the block, with the reference. With ``samples``, a sample of
-        each call's inputs after it (:func:`sample_inputs`, salted with ``salt``) is appended too. With ``scrub_released``, each call's inputs and outputs are then scrubbed
-        (:func:`scrub`), also outside the timed interval."""
+        each call's inputs after it (:func:`sample_inputs`, salted with ``salt``) is appended too. With
+        ``scrub_released``, each call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the
+        timed interval."""
         block: list[float] = []
         recorder = _ActivityRecorder() if self.on_gpu and self.method == "activity" else None
         with _no_grad(), quiet_for_timing(), recorder if recorder is not None else _nullcontext():
