@@ -231,17 +231,9 @@ def test_an_honest_kernel_for_a_slow_reference_passes_the_check_clock(tmp_path):
     `timing_wall_mismatch` (a red-team finding)."""
     from kernelgym.judge.runner import Judge
     from kernelgym.judge.wallclock import CHECK_ALLOWANCE_MS
-    from kernelgym.tasks import load_tasks
-    from kernelgym.testing.candidates import TEST_TASKS
+    from kernelgym.testing.candidates import resized_relu_task
 
-    folder = tmp_path / "tasks" / "level1"
-    folder.mkdir(parents=True)
-    source = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
-    pause = 1.5 * CHECK_ALLOWANCE_MS["cpu"] / 1e3
-    source = source.replace("import torch\n", "import time\nimport torch\n", 1).replace(
-        "        return torch.relu(x) * 2 + 1", f"        time.sleep({pause})\n        return torch.relu(x) * 2 + 1")
-    (folder / "1_slow_reference_relu.py").write_text(source)
-    task = load_tasks(tmp_path / "tasks").get("L1/1_slow_reference_relu")
+    task = resized_relu_task(tmp_path / "tasks", 8, 300, reference_pause_s=1.5 * CHECK_ALLOWANCE_MS["cpu"] / 1e3)
     judge = Judge(device="cpu", cache_dir=tmp_path / "cache")
     try:
         result = judge.evaluate(task, GOOD, profile=get_profile("quick"))

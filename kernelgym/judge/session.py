@@ -24,7 +24,8 @@ from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_
 from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
-from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, held_file_bytes, tree_rss_bytes
+from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
+    tree_rss_bytes
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -52,6 +53,13 @@ COMPARED_FLOOR = 0.9
 #: the worker's memory is checked while the runner waits for it (every 0.5 s) and, at most this often, when a frame
 #: arrives: a worker that answers every command fast is checked as well
 MEMORY_CHECK_EVERY_S = 0.5
+#: after these frames the worker waits for the runner's next command; CPU it uses until then is work outside its
+#: calls (a native thread, which no Python frame shows, burned two cores beside a neighbour: a red-team finding)
+IDLE_AFTER = frozenset({Event.READY, Event.LOADED, Event.COMPILED, Event.OUTPUTS, Event.TENSOR, Event.TIMING_READY,
+                        Event.TIMING})
+#: CPU seconds a waiting worker may use in all, plus this share of the time it waited (interpreter teardown,
+#: a thread pool spinning down after an operator, the GPU driver's own threads)
+IDLE_CPU_ALLOWANCE_S, IDLE_CPU_SHARE = 0.5, 0.25
 #: compile pauses granted per build (:meth:`Session.build`); more than any honest first forward needs (Triton
 #: autotuning is bounded to 8 configs per kernel), few enough that announcing compilations cannot keep an evaluation
 #: waiting for the GPU again and again
@@ -86,6 +94,9 @@ class Session:
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
+        self._idle_since: tuple | None = None  # (wall, worker CPU) when the worker began to wait for a command
+        self._worker_pids: list[int] = []
+        self.idle_s = self.idle_cpu_s = 0.0
         self._repeating = False
         self._check_sent: float | None = None
         self.out_bytes = 0
@@ -128,6 +139,7 @@ class Session:
 
     # -- I/O -----------------------------------------------------------------------------------------------------
     def send(self, *words) -> None:
+        self._end_idle()
         try:
             self.worker.proc.stdin.write((" ".join(str(w) for w in words) + "\n").encode())
             self.worker.proc.stdin.flush()
@@ -157,6 +169,8 @@ class Session:
             except ProtocolError as exc:
                 raise Verdict("crashed", f"the worker sent a malformed message ({exc})") from None
         if header.get("event") in events:
+            if header.get("event") in IDLE_AFTER:
+                self._begin_idle(header.get("event"))
             return header
         if header.get("event") == Event.ERROR:
             status = header.get("status") if header.get("status") in ("compile_error", "runtime_error") \
@@ -165,6 +179,29 @@ class Session:
             raise Verdict(status, f"{header.get('where', self.stage_name)}: {header.get('message', '')}")
         raise Verdict("crashed", f"the worker sent {header.get('event')!r} where "
                                  f"{' or '.join(repr(e) for e in events)} was due")
+
+    def _begin_idle(self, event: str) -> None:
+        """The worker now waits for a command: note the time and its CPU so far (its processes are looked up again
+        when it has loaded the candidate and when it is ready to time)."""
+        if not self._worker_pids or event in (Event.LOADED, Event.TIMING_READY):
+            self._worker_pids = descendants(self.worker.proc.pid)
+        self._idle_since = (time.monotonic(), cpu_seconds(self._worker_pids))
+
+    def _end_idle(self) -> None:
+        """A command goes out: add the wait to the worker's idle time and the CPU it used meanwhile; past the
+        allowance (:data:`IDLE_CPU_ALLOWANCE_S` plus :data:`IDLE_CPU_SHARE` of the waits) it is rejected."""
+        if self._idle_since is None:
+            return
+        started, cpu = self._idle_since
+        self._idle_since = None
+        self.idle_s += time.monotonic() - started
+        self.idle_cpu_s += max(0.0, cpu_seconds(self._worker_pids) - cpu)
+        self.result.durations["worker_waiting"] = round(self.idle_s, 3)
+        self.result.durations["worker_cpu_while_waiting"] = round(self.idle_cpu_s, 3)
+        if self.idle_cpu_s > IDLE_CPU_ALLOWANCE_S + IDLE_CPU_SHARE * self.idle_s:
+            raise self.reject("background_work", f"the worker used {self.idle_cpu_s:.1f} s of CPU while it waited "
+                                                 f"{self.idle_s:.1f} s for the judge's commands: work outside its "
+                                                 f"calls (a thread left running?)")
 
     def where_stuck(self) -> str:
         """`` (stuck at candidate.py line N: <code>)`` for a timeout message, from the runner's copy of the text."""

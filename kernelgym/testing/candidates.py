@@ -85,13 +85,19 @@ class ModelNew(nn.Module):
 '''
 
 
-def resized_relu_task(directory, rows: int, cols: int):
+def resized_relu_task(directory, rows: int, cols: int, reference_pause_s: float = 0.0):
     """The scaled-relu test task with its default shape set to ``rows`` x ``cols``, written under ``directory``
-    (benchmarks on a GPU use a small one: at the default 4096 x 65536 every output is 1 GiB)."""
+    (benchmarks on a GPU use a small one: at the default 4096 x 65536 every output is 1 GiB). With
+    ``reference_pause_s``, the reference's forward first sleeps that long: a slow reference, during whose forwards
+    the candidate's worker waits for the judge."""
     from kernelgym.tasks import load_tasks
 
     text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
     text = text.replace("\nB = 4096\n", f"\nB = {int(rows)}\n").replace("\nD = 65536\n", f"\nD = {int(cols)}\n")
+    if reference_pause_s:
+        text = text.replace("import torch\n", "import time\nimport torch\n", 1).replace(
+            "        return torch.relu(x) * 2 + 1", f"        time.sleep({float(reference_pause_s)})\n"
+                                                  "        return torch.relu(x) * 2 + 1")
     target = Path(directory) / "level1"
     target.mkdir(parents=True, exist_ok=True)
     (target / "1_scaled_relu.py").write_text(text)
@@ -100,6 +106,25 @@ def resized_relu_task(directory, rows: int, cols: int):
 
 def indent(code: str) -> str:
     return "\n".join("        " + line for line in code.strip().splitlines())
+
+
+#: a native thread (a TorchScript loop run by torch's inter-op pool: no Python frame shows it) started by the first
+#: forward and left burning CPU while the worker waits for the judge, which slows every evaluation beside it (a
+#: red-team finding; tests/exploits: rejected as ``background_work`` where the worker waits long enough to show it)
+NATIVE_THREAD_BURNING_CPU = kernel_forward(indent('''
+if not self.futures:
+    self.futures = [start(x.new_ones(1 << 16), 10 ** 9) for _ in range(4)]
+return launch(x)'''), init="self.futures = []", extra='''
+@torch.jit.script
+def burn(x: torch.Tensor, n: int) -> torch.Tensor:
+    for i in range(n):
+        x = x * 1.0000001 + 0.0
+    return x
+
+
+@torch.jit.script
+def start(x: torch.Tensor, n: int) -> torch.jit.Future[torch.Tensor]:
+    return torch.jit._fork(burn, x, n)''')
 
 
 #: exploits judged under a torch policy other than the default (``partial`` lets torch do part of the work, so
