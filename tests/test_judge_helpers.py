@@ -499,3 +499,25 @@ def test_a_lazily_conjugated_output_travels_as_its_values():
     x = torch.randn(8, dtype=torch.complex64)
     raw, nbytes = flat_bytes(x.conj())
     assert nbytes == 64 and torch.equal(raw.view(torch.complex64), x.conj().resolve_conj())
+
+
+def test_random_outputs_drawn_from_different_samples_fail_together():
+    """A dropout returning its output and its mask: each alone is a fine draw, but a mask from another sample than
+    the output is not how the reference draws them (a red-team finding)."""
+    import torch
+
+    from kernelgym.judge.correctness import compare_outputs
+
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(512, 512, generator=gen) + 1
+
+    def dropout():
+        mask = (torch.rand(512, 512, generator=gen) > 0.3).float()
+        return x * mask / 0.7, mask
+
+    ref, more = dropout(), [dropout(), dropout()]
+    assert compare_outputs(ref, dropout(), 1e-2, 1e-2, "statistical", agains=more).ok
+    y, _ = dropout()
+    _, other_mask = dropout()
+    check = compare_outputs(ref, (y, other_mask), 1e-2, 1e-2, "statistical", agains=more)
+    assert not check.ok and "not drawn together" in check.reason, check.reason

@@ -213,4 +213,10 @@ def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: s
             return res
         if (res.max_abs_err or 0) >= (best.max_abs_err or 0):
             best = res
+    if check == "statistical" and len(refs) > 1 and len(agains) >= 2:
+        from kernelgym.judge.statistical import joint_gap
+
+        reason = joint_gap(outs, agains[1], getattr(refs[0], "device", "cpu"))
+        if reason:
+            return TrialCheck(False, reason)
     return best

@@ -37,6 +37,10 @@ the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseed
    test above looks at one output's law, which a fixed pattern (a constant seed, a hash of the position, no
    generator at all) can match.
 
+6. **Outputs drawn together** (:func:`joint_gap`, for several outputs): the product of two outputs' standardised
+   values per element, against the same in the fresh draw ``d`` (a dropout's output and its mask taken from
+   different samples).
+
 Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
 elements at a time (up to eight float64 temporaries of a chunk are alive at once).
 """
@@ -220,6 +224,36 @@ def repeat_gap(first_flat, again_flat, a_flat, b_flat, device) -> str | None:
         how = "less" if z < 0 else "more"
         return (f"called twice on the same inputs, the output changed {how} than two draws of the reference do "
                 f"({abs(z):.1f} standard errors, allowed {DEPENDENCE_Z:g}): each call must draw fresh randomness")
+    return None
+
+
+def joint_gap(outs, fresh, device) -> str | None:
+    """The failure message when two outputs of the candidate's call are not drawn together as the reference's are
+    (module docstring, item 6), else ``None``: for each pair of floating outputs with as many elements, the
+    per-element product of their standardised values against the same product in a fresh reference draw
+    (``fresh``: that draw's outputs), two-sided at :data:`DEPENDENCE_Z` standard errors."""
+    from kernelgym.judge.correctness import CHUNK
+
+    chunk = max(CHUNK // 8, 1)
+    flat = [(o.reshape(-1), f.reshape(-1)) for o, f in zip(outs, fresh)
+            if hasattr(o, "is_floating_point") and hasattr(f, "is_floating_point") and o.is_floating_point()]
+    for i in range(len(flat)):
+        for j in range(i + 1, len(flat)):
+            (ci, di), (cj, dj) = flat[i], flat[j]
+            if ci.numel() != cj.numel() or di.numel() != ci.numel() or dj.numel() != ci.numel():
+                continue
+            tensors = [ci, cj, di, dj]
+            moments = _moments(tensors, device, chunk)
+            if moments[0][2] < 3 or any(not s > 0 for _, s, _, _ in moments):
+                continue
+            together = _MeanDifference()
+            for parts in _chunks(tensors, device, chunk):
+                zci, zcj, zdi, zdj = ((p - m) / s for p, (m, s, _, _) in zip(parts, moments))
+                together.add(zci * zcj, zdi * zdj)
+            z = together.z()
+            if z is not None and abs(z) > DEPENDENCE_Z:
+                return (f"outputs {i} and {j} are not drawn together as the reference's are ({abs(z):.1f} standard "
+                        f"errors, allowed {DEPENDENCE_Z:g}): one call must draw them from one sample")
     return None
 
 
