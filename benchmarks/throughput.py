@@ -301,6 +301,10 @@ class Run:
         return {**base, "status": r.status, "as_expected": (r.status == "ok") == it.expect_ok,
                 "speedup": r.speedup, "runtime_ms": r.runtime_ms, "baseline_ms": r.baseline_ms,
                 "ci95_ms": r.runtime_spread.get("ci95_ms"), "kernel_coverage": r.kernel_coverage,
+                # how the runtime was bounded: compared calls, their floor, the runner's clocks (SECURITY.md)
+                "bounds": {k: r.runtime_spread.get(k) for k in ("reported_median_ms", "runner_bound_ms",
+                                                                "compared_floor_ms", "compared_calls",
+                                                                "fastest_check_ms")},
                 "submitted_at": _round(self.submitted), "done_at": _round(self.done),
                 "turnaround_s": _round(turnaround), "service_s": service,
                 "queue_s": _round(turnaround - service) if turnaround is not None and service is not None else None,
