@@ -135,16 +135,16 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
 
     reasons = []
     for seed, outs, other in ((1, a, c), (2, c, a)):
-        # each output on its own (the others left right): an output always within tolerance of zero, or of one
-        # input-independent constant (the other seed's mean, or value for scalars), can be skipped by a kernel
+        # each output on its own: an output always within tolerance of zero, or of one input-independent constant
+        # (the other seed's mean, or value for scalars), can be skipped by a kernel that gets the others right
         for k, (o, p) in enumerate(zip(outs, other)):
             where = f"output {k} of {len(outs)}, " if len(outs) > 1 else ""
             zero = torch.zeros_like(o) if torch.is_tensor(o) else 0.0
-            if compare_outputs(outs, outs[:k] + (zero,) + outs[k + 1:], task.atol, task.rtol, task.check).ok:
+            if compare_outputs((o,), (zero,), task.atol, task.rtol, task.check).ok:
                 reasons.append(f"{where}an all-zero answer passes (seed {seed})")
             if torch.is_tensor(o) and o.is_floating_point():
                 const = torch.full_like(o, float(p.float().mean()))
-                if compare_outputs(outs, outs[:k] + (const,) + outs[k + 1:], task.atol, task.rtol, task.check).ok:
+                if compare_outputs((o,), (const,), task.atol, task.rtol, task.check).ok:
                     reasons.append(f"{where}a constant answer passes (seed {seed})")
     mags = [float(o.float().abs().mean()) for o in a if torch.is_tensor(o) and o.numel() and o.is_floating_point()]
     magnitude = min(mags) if mags else 0.0

@@ -68,18 +68,18 @@ def signal_tree(root: int, signum: int, rounds: int = 3) -> None:
         sent.update(fresh)
 
 
-def tree_rss_bytes(root: int) -> int:
-    """Resident memory of ``root`` and all its descendants together."""
-    return sum(rss_bytes(pid) or 0 for pid in descendants(root))
+def tree_rss_bytes(pids) -> int:
+    """Resident memory of the processes ``pids`` together (a worker's: :func:`descendants` of its root)."""
+    return sum(rss_bytes(pid) or 0 for pid in pids)
 
 
-def held_file_bytes(root: int, limit_fds: int = 4096) -> int:
-    """Bytes of memory-backed files that ``root`` and its descendants hold open but no folder of theirs shows:
+def held_file_bytes(pids, limit_fds: int = 4096) -> int:
+    """Bytes of memory-backed files that the processes ``pids`` hold open but no folder of theirs shows:
     ``memfd_create`` files, files in a ``/dev/shm`` and deleted files (their pages are host memory that no RSS
     counts until mapped). Each file counts once (by device and inode); at most ``limit_fds`` descriptors are looked
     at per process, and a process with more counts as over any limit."""
     seen, total = set(), 0
-    for pid in descendants(root):
+    for pid in pids:
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:

@@ -219,8 +219,9 @@ class Session:
         this side made and lent is not the worker's."""
         self._memory_checked = time.monotonic()
         lent = frozenset(self._lent_files)
-        rss = (tree_rss_bytes(self.worker.proc.pid) + folder_bytes(self.worker.scratch, exclude=lent)
-               + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(self.worker.proc.pid))
+        pids = descendants(self.worker.proc.pid)  # one scan of /proc for both counts
+        rss = (tree_rss_bytes(pids) + folder_bytes(self.worker.scratch, exclude=lent)
+               + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(pids))
         if rss > self.settings.memory_limit_bytes:
             raise Verdict("crashed", f"the worker used {rss / 2**30:.1f} GiB of host memory and scratch files, over "
                                       f"the {self.settings.memory_limit_bytes / 2**30:.1f} GiB limit; it was killed")

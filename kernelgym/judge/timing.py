@@ -115,10 +115,9 @@ INPUT_SAMPLE_BYTES = 1 << 16
 
 def sample_inputs(values, salt: int) -> tuple:
     """A sample of the bytes of every tensor in ``values``: :data:`INPUT_SAMPLE_BYTES` positions drawn from ``salt``
-    (the same positions for the same salt, shapes and dtypes). Taken from a timed call's inputs right after the
-    call and from the same inputs made afresh when that call is compared, it shows a forward that wrote into its
-    inputs (in trials every input is compared whole; a timed call's inputs are released before the judge picks
-    which call to compare). ``salt``: the block's secret seed, so every call of a block is sampled at the same
+    (the same positions for the same salt, shapes and dtypes). Taken from a timed call's inputs before and after
+    the call (both outside the timed interval), it shows a forward that wrote into its inputs (in trials every
+    input is compared whole; a timed call's inputs are released before the judge picks which call to compare). ``salt``: the block's secret seed, so every call of a block is sampled at the same
     positions, which no candidate knows in advance."""
     out = []
     for k, value in enumerate(values):
@@ -232,12 +231,13 @@ class CallTimer:
         if self.on_gpu:
             _cuda_sync()
 
-    def time_block(self, calls: int, keep: list | None = None, samples: list | None = None,
+    def time_block(self, calls: int, keep: list | None = None, changed: list | None = None,
                    salt: int = 0) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
-        the judge compares one of them, chosen after the block, with the reference. With ``samples``, a sample of
-        each call's inputs after it (:func:`sample_inputs`, salted with ``salt``) is appended too. With
+        the judge compares one of them, chosen after the block, with the reference. With ``changed``, the inputs each
+        call wrote into are appended too (:func:`changed_inputs` of samples taken before and after the call,
+        :func:`sample_inputs` salted with ``salt``). With
         ``scrub_released``, each call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the
         timed interval."""
         block: list[float] = []
@@ -245,6 +245,7 @@ class CallTimer:
         with _no_grad(), quiet_for_timing(), recorder if recorder is not None else _nullcontext():
             for k in range(calls):
                 args = self.make_args(len(self.times))
+                before = sample_inputs(args, salt) if changed is not None else None
                 self.flusher()
                 if self.on_gpu:
                     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
@@ -263,8 +264,8 @@ class CallTimer:
                 outs = out if _type(out) in (tuple, list) else (out,)
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
-                if samples is not None:
-                    samples.append(sample_inputs(args, salt))
+                if changed is not None:
+                    changed.append(changed_inputs(before, sample_inputs(args, salt)))
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)

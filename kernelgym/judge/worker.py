@@ -68,8 +68,6 @@ _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
 _warm_up = _timing.CallTimer.warm_up
 _scrub = _timing.scrub
-_sample_inputs = _timing.sample_inputs
-_changed_inputs = _timing.changed_inputs
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
@@ -105,6 +103,8 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing._event_sync": _timing._event_sync,
         "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
         "kernelgym.judge.timing.scrub": _timing.scrub,
+        "kernelgym.judge.timing.sample_inputs": _timing.sample_inputs,
+        "kernelgym.judge.timing.changed_inputs": _timing.changed_inputs,
         "kernelgym.judge.timing._storage_fill": _timing._storage_fill,
         "kernelgym.judge.timing._untyped_storage": _timing._untyped_storage,
         "kernelgym.judge.timing._ActivityRecorder": _timing._ActivityRecorder,
@@ -123,8 +123,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
     me = sys.modules[__name__]
     for name in ("_time_block", "_warm_up", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer",
                  "_scrub", "as_tuple", "build_model", "call_seed", "make_inputs", "write_tensor", "write_into",
-                 "device_index", "tensor_header", "write_frame", "_current_frames", "_sample_inputs",
-                 "_changed_inputs"):  # what reads and sends outputs
+                 "device_index", "tensor_header", "write_frame", "_current_frames"):  # what reads and sends outputs
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "check", "trial", "profile"):
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
@@ -344,13 +343,13 @@ class Worker:
         return True
 
     def block(self, calls: int, seed: int) -> bool:
-        """Time ``calls`` calls on inputs from ``seed``, keeping a snapshot of every call's outputs and a sample of
-        its inputs (taken right after the call, by :meth:`CallTimer.time_block`), for a later ``check``."""
-        self.snapshots, self.input_samples, self.block_seed = [], [], seed
+        """Time ``calls`` calls on inputs from ``seed``, keeping a snapshot of every call's outputs and which inputs
+        it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a later ``check``."""
+        self.snapshots, self.changed_inputs = [], []
         first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
         self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
         try:
-            times = _time_block(self.timer, calls, self.snapshots, self.input_samples, seed)
+            times = _time_block(self.timer, calls, self.snapshots, self.changed_inputs, seed)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "timing")
             return False
@@ -358,18 +357,11 @@ class Worker:
         return True
 
     def check(self, index: int) -> bool:
-        """The outputs of timed call ``index`` of the last block, and which of its inputs the call changed: the
-        sample taken after the call against the same inputs made afresh."""
+        """The outputs of timed call ``index`` of the last block, and which of its inputs the call wrote into (from
+        samples taken before and after it, :meth:`CallTimer.time_block`)."""
         if not 0 <= index < len(self.snapshots):
             return False
-        try:
-            fresh = make_inputs(self.module, call_seed(self.block_seed, index), self.device)
-            mutated = _changed_inputs(self.input_samples[index], _sample_inputs(fresh, self.block_seed))
-            _scrub(fresh)
-        except BaseException as exc:  # noqa: BLE001
-            self.error("runtime_error", exc, "checking a timed call's inputs")
-            return False
-        return self.send_outputs(as_tuple(self.snapshots[index]), mutated)
+        return self.send_outputs(as_tuple(self.snapshots[index]), self.changed_inputs[index])
 
     # -- helpers -------------------------------------------------------------------------------------------
     def _sync(self) -> None:
