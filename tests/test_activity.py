@@ -5,7 +5,11 @@ CUDA activities (tests/gpu)."""
 
 from __future__ import annotations
 
-from kernelgym.judge.activity import attribute
+import math
+
+import pytest
+
+from kernelgym.judge.activity import attribute, merge
 
 MS = 1_000_000  # ns
 
@@ -37,3 +41,17 @@ def test_an_unlinked_activity_goes_to_the_window_holding_its_start():
 def test_a_call_without_activity_has_no_span():
     calls = attribute({0: (1 * MS, 2 * MS)}, {5: 3 * MS}, [(5, 4 * MS, 5 * MS)])
     assert calls[0]["n"] == 0 and calls[0]["span_ms"] is None
+
+
+def test_a_span_only_lowers_a_calls_time_and_a_missing_span_keeps_it():
+    assert merge([2.0, 2.0, 2.0], [1.5, None, 3.0]) == [1.5, 2.0, 2.0]
+    assert merge([], []) == []
+
+
+@pytest.mark.parametrize("spans", [[1.0], [1.0, 1.0, 1.0], None, {"0": 1.0, "1": 1.0}, [1.0, -0.5], [1.0, math.nan],
+                                   [1.0, math.inf], [1.0, "0.1"], [1.0, True], [1.0, [0.1]]])
+def test_spans_a_worker_sent_are_refused_unless_one_number_or_null_per_call(spans):
+    """What the runner takes from the worker: anything but one finite, non-negative number or null per timed call
+    is a lie (the worker's own code cannot send it), refused as a whole."""
+    with pytest.raises(ValueError):
+        merge([2.0, 2.0], spans)

@@ -109,6 +109,22 @@ def test_block_clock_measures_wall_time_per_call():
     assert 19.0 <= clock.overhead_ms() < 40.0  # about 20 ms per call outside the reported 1 ms
 
 
+def test_a_block_clock_leaves_out_only_the_host_time_its_instruments_report():
+    """The reference's blocks leave their recorder's own start, stop and parse out of their wall time (the
+    candidate's worker spends it outside its blocks); the rest of the block is still counted."""
+    import time
+
+    from kernelgym.judge.wallclock import BlockClock
+
+    def block(calls):
+        time.sleep(0.01 * calls + 0.05)  # 10 ms per call, then 50 ms of the instrument's own
+        return [10.0] * calls
+
+    clock = BlockClock(block, untimed_ms=lambda: 50.0)
+    clock(4)
+    assert 10.0 <= clock.per_call_ms[0] < 10.0 + 50.0 / 4 / 2  # about 10 ms per call, not 22.5
+
+
 def test_an_honest_slow_kernel_passes_the_wall_clock(tmp_path, relu_task):
     """The same sleep as the forged_timing_frames exploit, reported honestly: ok (the exploit is rejected)."""
     from kernelgym.judge.runner import Judge

@@ -9,11 +9,21 @@ the activities it launched (:func:`attribute`). Work left running on a side stre
 call's; host time before the first launch is not (as in ``triton.testing.do_bench``), host time between launches is
 (the device waits).
 
-Contract of :class:`ActivityRecorder`: a context around a block of calls; :meth:`~ActivityRecorder.call` around
-each call (index ``i``); after the block, :meth:`~ActivityRecorder.spans_ms` maps each index to its span, or to
-``None`` when no activity of that call was recorded (the caller then keeps its synchronized figure, never a smaller
-one). A profiler that cannot start leaves every span ``None``. Code inside the worker can still stop or patch the
-profiler, as it can patch CUDA events: the runner's wall clock bounds what it gains (docs/SECURITY.md).
+Contract of :class:`ActivityRecorder`: a context (or :meth:`~ActivityRecorder.start` ...
+:meth:`~ActivityRecorder.finish`) around the calls; :meth:`~ActivityRecorder.call` around each call (index ``i``);
+after it, :meth:`~ActivityRecorder.spans_ms` maps each index to its span, or to ``None`` when no activity of that
+call was recorded (the caller then keeps its synchronized figure, never a smaller one: :func:`merge`). A profiler
+that cannot start leaves every span ``None``. Code inside the worker can still stop or patch the profiler, as it
+can patch CUDA events: the runner's wall clock bounds what it gains (docs/SECURITY.md).
+
+Where it stops matters. Stopping the profiler and parsing its records costs host time that grows with the records
+(tens of ms for a block on the H200). The runner's clock on the candidate's blocks
+(:mod:`kernelgym.judge.wallclock`) must not hold that cost, or an honest candidate's lower bound is inflated by it:
+so the worker records its whole timing stage with one recorder, started before its warm-up and finished only when
+the runner asks for the spans after the last block (``Command.SPANS``). The runner's own reference blocks are
+recorded one block at a time (one profiler per process, shared by concurrent evaluations); their recorder's own
+host cost (:attr:`ActivityRecorder.host_ms`) is left out of their block clock, so the two sides' per-call overheads
+hold the same steps.
 
 The profiler is bound at import, before any candidate code is loaded in the worker.
 """
@@ -21,7 +31,9 @@ The profiler is bound at import, before any candidate code is loaded in the work
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
+import time
 
 from torch.autograd import DeviceType as _DeviceType
 from torch.profiler import ProfilerActivity as _ProfilerActivity
@@ -86,13 +98,21 @@ class ActivityRecorder:
         # a fresh name per block: an annotation of the candidate's own cannot be taken for a call's by its name
         # alone; one that still repeats a call's name voids that call's span (the synchronized figure stays)
         self._prefix = f"{ANNOTATION}{secrets.token_hex(6)}."
+        #: host time (ms) spent starting, stopping and parsing: the recorder's own cost, outside every call
+        self.host_ms = 0.0
 
     def __enter__(self) -> "ActivityRecorder":
+        return self.start()
+
+    def start(self) -> "ActivityRecorder":
+        """Start recording (its host time is added to :attr:`host_ms`)."""
+        began = time.perf_counter()
         try:
             self._prof = _profile(activities=[_ProfilerActivity.CPU, _ProfilerActivity.CUDA])
             self._prof.__enter__()
         except Exception as exc:  # noqa: BLE001 - e.g. a profiler already running: every call keeps its figure
             self._prof, self.error = None, f"{type(exc).__name__}: {exc}"
+        self.host_ms += (time.perf_counter() - began) * 1e3
         return self
 
     def call(self, index: int):
@@ -100,11 +120,23 @@ class ActivityRecorder:
         return _record_function(f"{self._prefix}{index}") if self._prof is not None else contextlib.nullcontext()
 
     def __exit__(self, *exc) -> None:
+        self.finish()
+
+    def finish(self) -> None:
+        """Stop recording and attribute what was recorded (its host time is added to :attr:`host_ms`)."""
+        began = time.perf_counter()
+        try:
+            self._finish()
+        finally:
+            self.host_ms += (time.perf_counter() - began) * 1e3
+
+    def _finish(self) -> None:
         if self._prof is None:
             return
+        prof, self._prof = self._prof, None
         try:
-            self._prof.__exit__(None, None, None)
-            events = self._prof.profiler.kineto_results.events()
+            prof.__exit__(None, None, None)
+            events = prof.profiler.kineto_results.events()
         except Exception as err:  # noqa: BLE001 - stopped or broken from inside the block: no spans
             self.error = f"{type(err).__name__}: {err}"
             return
@@ -129,3 +161,23 @@ class ActivityRecorder:
 
     def spans_ms(self) -> dict[int, float | None]:
         return {i: call["span_ms"] for i, call in self.calls.items()}
+
+
+def merge(times_ms: list[float], spans_ms) -> list[float]:
+    """Each call's time by the activity method: its span where one was recorded and is below its synchronized
+    figure ``times_ms[i]``, else that figure. ``spans_ms`` is what a worker sent (a list aligned with ``times_ms``
+    of numbers or ``None``), so anything else in it is refused with :class:`ValueError`: a list of another length,
+    an entry neither ``None`` nor a finite number >= 0. A span can only lower a call's time, to no less than what
+    the device recorded; the runner's bounds (:mod:`kernelgym.judge.wallclock`) still apply to the result."""
+    if not isinstance(spans_ms, list) or len(spans_ms) != len(times_ms):
+        raise ValueError(f"expected {len(times_ms)} spans, got {type(spans_ms).__name__} "
+                         f"of {len(spans_ms) if isinstance(spans_ms, list) else '?'}")
+    merged = []
+    for time_ms, span in zip(times_ms, spans_ms):
+        if span is None:
+            merged.append(time_ms)
+            continue
+        if type(span) not in (int, float) or not math.isfinite(span) or span < 0:
+            raise ValueError(f"a span is not a finite number >= 0: {span!r}")
+        merged.append(min(time_ms, float(span)))
+    return merged

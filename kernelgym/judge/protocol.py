@@ -65,6 +65,7 @@ class Command:
     TIME = "time"              # time SEED: warm up the timer
     BLOCK = "block"            # block CALLS SEED: time CALLS calls, snapshot each output
     CHECK = "check"            # check INDEX: the snapshot of that call of the last block
+    SPANS = "spans"            # spans: the device activity spans of every timed call (kernelgym.judge.activity)
     SEND = "send"              # send PATH: write the next output tensor into the runner's file
     SEND_DEVICE = "sendgpu"    # sendgpu: write it into the runner's device buffer, whose fd comes on the fd socket
     NEXT = "next"              # carry on (after an outputs exchange)
@@ -84,6 +85,7 @@ class Event:
     PROFILE = "profile"        # {"report": {...}}
     TIMING_READY = "timing_ready"
     TIMING = "timing"          # {"times_ms": [...], "integrity_flags": [...]}
+    SPANS = "spans"            # {"spans_ms": [ms or null per timed call], "integrity_flags": [...]}
     ERROR = "error"            # {"status", "where", "message", "traceback"}
 
 class ProtocolError(RuntimeError):

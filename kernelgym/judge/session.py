@@ -18,6 +18,7 @@ import secrets
 import time
 
 from kernelgym.judge import policy, sandbox
+from kernelgym.judge.activity import merge as merge_spans
 from kernelgym.judge.admission import GpuAdmission, SlicedHold
 from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
 from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_REASON
@@ -91,6 +92,7 @@ class Session:
         self.baseline: dict = {}
         self.runner_bound_ms = 0.0
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
+        self._compared_at: list[int] = []  # their indices in self.clock.times
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
@@ -618,7 +620,8 @@ class Session:
         if cached is None:
             with self.gpu(label="reference_warmup"):  # shared, before the slices start
                 timer = self.reference.timer(self.task, self.prof)
-            reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls))
+            reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls),
+                                   untimed_ms=lambda: timer.recorder_ms)
             blocks["reference"] = lambda calls: self._alone(reference, calls)
         with hold.round():  # the candidate's warm-up, in the first slice
             self.send(Command.TIME, secret_seed())
@@ -628,7 +631,7 @@ class Session:
         # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
         samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
         hold.close()  # what follows takes holds of its own, as long as it needs them
-        while len(self.compared_ms) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
+        while len(self._compared_at) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
             self._checked_blocks(1, force_check=True)
         if cached is None:
             base = {**self.reference.store_baseline(self.task, samples["reference"],
@@ -636,7 +639,27 @@ class Session:
         else:
             base = {**cached, "how": "cached"}
         self.runner_bound_ms = self.check_wall_clock(base, min(cfg.block, cfg.max_runs))
-        self.candidate_times, self.baseline = self.clock.times, base
+        self.candidate_times, self.baseline = self._activity_times(), base
+        self.compared_ms = [self.candidate_times[i] for i in self._compared_at]
+
+    def _activity_times(self) -> list[float]:
+        """The candidate's time per timed call: its synchronized figure, lowered to its device activity span under
+        the activity method (:func:`kernelgym.judge.activity.merge`). The spans are asked for once, after the last
+        block and after the runner's clock has judged the synchronized figures: the worker's recorder stops and
+        parses outside every block (:mod:`kernelgym.judge.activity`)."""
+        times = list(self.clock.times)
+        if self.settings.on_cpu or self.reference.timing_method != "activity":
+            return times
+        self.send(Command.SPANS)
+        header = self.expect(Event.SPANS)
+        flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+        if flags:
+            raise self.reject(str(flags[0][0]), f"while timed: {flags[0][1]}")
+        try:
+            return merge_spans(times, header.get("spans_ms"))
+        except ValueError as err:  # the worker's own code sends one span or null per call: only a candidate lies
+            raise self.reject("timing_tampered", f"the device activity spans sent from the worker were malformed "
+                                                 f"({err})") from None
 
     def _alone(self, block, calls: int) -> list[float]:
         """One timed block with the GPU to this evaluation; the lock is taken outside the block's own clock, so
@@ -673,7 +696,7 @@ class Session:
                         self.send(Command.CHECK, index)
                         self.compare(call_seed(seed, index), NO_OUTLIERS,
                                      f"timed call {len(self.clock.times) - n + index}", refs=refs)
-                    self.compared_ms.append(block[index])
+                    self._compared_at.append(len(self.clock.times) - n + index)
         return times
 
     def _raw_block(self, calls: int) -> list[float]:

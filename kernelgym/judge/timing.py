@@ -33,6 +33,7 @@ from typing import Callable, ContextManager
 import torch
 
 from kernelgym.judge.activity import ActivityRecorder as _ActivityRecorder
+from kernelgym.judge.activity import merge as _merge_spans
 
 _perf_counter = time.perf_counter
 _cuda_sync = torch.cuda.synchronize
@@ -223,6 +224,30 @@ class CallTimer:
         self.device, self.on_gpu = device, device.startswith("cuda")
         self.flusher = flusher or L2Flusher(device)
         self.times: list[float] = []
+        #: the activity method's recorder of a whole stage (:meth:`record_stage`), else one per block
+        self.stage_recorder: _ActivityRecorder | None = None
+        #: host time (ms) of the last block's own recorder (start, stop, parse): outside its calls, and trusted
+        #: only where this process is (the runner's reference blocks, :class:`kernelgym.judge.wallclock.BlockClock`)
+        self.recorder_ms = 0.0
+
+    def record_stage(self) -> bool:
+        """With the activity method on the GPU: start one recorder for every call timed from now on, numbered by
+        their index in :attr:`times` (warm-up calls are not recorded), so that no block pays for starting and
+        stopping a profiler; :meth:`stage_spans` ends it. Returns whether a recorder was started."""
+        if not (self.on_gpu and self.method == "activity") or self.stage_recorder is not None:
+            return False
+        self.stage_recorder = _ActivityRecorder().start()
+        return True
+
+    def stage_spans(self) -> list[float | None]:
+        """End :meth:`record_stage`'s recorder; the span of every call in :attr:`times` (``None`` where none was
+        recorded, and for every call when no stage was recorded)."""
+        recorder, self.stage_recorder = self.stage_recorder, None
+        if recorder is None:
+            return [None] * len(self.times)
+        recorder.finish()
+        spans = recorder.spans_ms()
+        return [spans.get(i) for i in range(len(self.times))]
 
     def warm_up(self, calls: int) -> None:
         with _no_grad():
@@ -241,8 +266,11 @@ class CallTimer:
         ``scrub_released``, each call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the
         timed interval."""
         block: list[float] = []
-        recorder = _ActivityRecorder() if self.on_gpu and self.method == "activity" else None
-        with _no_grad(), quiet_for_timing(), recorder if recorder is not None else _nullcontext():
+        stage = self.stage_recorder
+        own = self.on_gpu and self.method == "activity" and stage is None
+        recorder = _ActivityRecorder() if own else stage
+        self.recorder_ms = 0.0
+        with _no_grad(), quiet_for_timing(), recorder if own else _nullcontext():
             for k in range(calls):
                 args = self.make_args(len(self.times))
                 before = sample_inputs(args, salt) if changed is not None else None
@@ -251,7 +279,7 @@ class CallTimer:
                     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                     _cuda_sync()
                     _event_record(start)
-                    with recorder.call(k) if recorder is not None else _nullcontext():
+                    with recorder.call(k if own else len(self.times)) if recorder is not None else _nullcontext():
                         out = self.fn(*args)
                     _cuda_sync()
                     _event_record(end)
@@ -272,13 +300,11 @@ class CallTimer:
                 del args, out, outs
                 self.times.append(elapsed)
                 block.append(elapsed)
-        if recorder is not None:
-            spans = recorder.spans_ms()
+        if own:
+            self.recorder_ms = recorder.host_ms
             first = len(self.times) - calls
-            for k in range(calls):
-                span = spans.get(k)
-                if span is not None and span < block[k]:  # never above the synchronized figure of the same call
-                    block[k] = self.times[first + k] = span
+            spans = recorder.spans_ms()
+            block[:] = self.times[first:] = _merge_spans(block, [spans.get(k) for k in range(calls)])
         return block
 
 

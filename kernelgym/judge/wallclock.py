@@ -36,10 +36,14 @@ CHECK_ALLOWANCE_MS = {"gpu": 50.0, "cpu": 200.0}
 
 class BlockClock:
     """Wraps ``run_block(calls) -> times`` and records the times it returns and each block's wall time per call
-    (ms), by this process's clock."""
+    (ms), by this process's clock. ``untimed_ms``, given only for blocks run in this process (the reference's):
+    the host time (ms) the last block spent on the judge's own instruments outside its calls (the activity
+    method's recorder, :attr:`kernelgym.judge.timing.CallTimer.recorder_ms`), left out of its wall time, as the
+    candidate's worker spends it outside its blocks."""
 
-    def __init__(self, run_block: Callable[[int], list[float]]):
+    def __init__(self, run_block: Callable[[int], list[float]], untimed_ms: Callable[[], float] | None = None):
         self.run_block = run_block
+        self.untimed_ms = untimed_ms
         self.times: list[float] = []
         self.per_call_ms: list[float] = []
         self.calls: list[int] = []
@@ -47,7 +51,8 @@ class BlockClock:
     def __call__(self, calls: int) -> list[float]:
         started = time.perf_counter()
         times = self.run_block(calls)
-        self.per_call_ms.append((time.perf_counter() - started) * 1e3 / max(calls, 1))
+        wall_ms = (time.perf_counter() - started) * 1e3 - (self.untimed_ms() if self.untimed_ms else 0.0)
+        self.per_call_ms.append(wall_ms / max(calls, 1))
         self.calls.append(calls)
         self.times.extend(times)
         return times

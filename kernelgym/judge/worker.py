@@ -67,6 +67,8 @@ _equal = torch.equal
 _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
 _warm_up = _timing.CallTimer.warm_up
+_record_stage = _timing.CallTimer.record_stage
+_stage_spans = _timing.CallTimer.stage_spans
 _scrub = _timing.scrub
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
@@ -97,6 +99,8 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing.time_calls": _timing.time_calls, "kernelgym.judge.inputs.make_inputs": make_inputs,
         "kernelgym.judge.timing.CallTimer.time_block": _timing.CallTimer.time_block,
         "kernelgym.judge.timing.CallTimer.warm_up": _timing.CallTimer.warm_up,
+        "kernelgym.judge.timing.CallTimer.record_stage": _timing.CallTimer.record_stage,
+        "kernelgym.judge.timing.CallTimer.stage_spans": _timing.CallTimer.stage_spans,
         "kernelgym.judge.timing._cuda_sync": _timing._cuda_sync, "kernelgym.judge.timing._Event": _timing._Event,
         "kernelgym.judge.timing._event_record": _timing._event_record,
         "kernelgym.judge.timing._event_elapsed": _timing._event_elapsed,
@@ -111,6 +115,9 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.activity.attribute": _activity.attribute,
         "kernelgym.judge.activity.ActivityRecorder.__enter__": _activity.ActivityRecorder.__enter__,
         "kernelgym.judge.activity.ActivityRecorder.__exit__": _activity.ActivityRecorder.__exit__,
+        "kernelgym.judge.activity.ActivityRecorder.start": _activity.ActivityRecorder.start,
+        "kernelgym.judge.activity.ActivityRecorder.finish": _activity.ActivityRecorder.finish,
+        "kernelgym.judge.activity.ActivityRecorder._finish": _activity.ActivityRecorder._finish,
         "kernelgym.judge.activity.ActivityRecorder.call": _activity.ActivityRecorder.call,
         "kernelgym.judge.activity.ActivityRecorder.spans_ms": _activity.ActivityRecorder.spans_ms,
         "kernelgym.judge.transfer.write_tensor": write_tensor,
@@ -121,11 +128,11 @@ def _watched(launch_methods: tuple = ()) -> dict:
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
         watched[f"torch.Tensor.{name}"] = getattr(t, name)
     me = sys.modules[__name__]
-    for name in ("_time_block", "_warm_up", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer",
+    for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer",
                  "_scrub", "as_tuple", "build_model", "call_seed", "make_inputs", "write_tensor", "write_into",
                  "device_index", "tensor_header", "write_frame", "_current_frames"):  # what reads and sends outputs
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
-    for name in ("send", "send_outputs", "integrity_flags", "block", "check", "trial", "profile"):
+    for name in ("send", "send_outputs", "integrity_flags", "block", "check", "spans", "trial", "profile"):
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
     for name in ("profile_forward", "candidate_kernel_names"):  # what the torch-use policy is measured with
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
@@ -335,6 +342,7 @@ class Worker:
         self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
                                 self.device, scrub_released=True, method=self.req.get("timing_method"))
         try:
+            _record_stage(self.timer)  # the activity method: started here, so its start-up cost is the warm-up's
             _warm_up(self.timer, config.warmup)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "timing warm-up")
@@ -362,6 +370,17 @@ class Worker:
         if not 0 <= index < len(self.snapshots):
             return False
         return self.send_outputs(as_tuple(self.snapshots[index]), self.changed_inputs[index])
+
+    def spans(self) -> bool:
+        """The activity method's span of every timed call so far, by its index over all blocks (``None`` where the
+        device recorded none, and for all of them under the synchronized method), recorded since ``time``."""
+        try:
+            spans = _stage_spans(self.timer)
+        except BaseException as exc:  # noqa: BLE001
+            self.error("runtime_error", exc, "reading the timed calls' device activity")
+            return False
+        self.send({"event": Event.SPANS, "spans_ms": spans, "integrity_flags": self.integrity_flags()})
+        return True
 
     # -- helpers -------------------------------------------------------------------------------------------
     def _sync(self) -> None:
@@ -399,6 +418,7 @@ class Worker:
             Command.TIME: lambda a: self.start_timing(int(a[0])),
             Command.BLOCK: lambda a: self.block(int(a[0]), int(a[1])),
             Command.CHECK: lambda a: self.check(int(a[0])),
+            Command.SPANS: lambda a: self.spans(),
             Command.NEXT: lambda a: True,
         }
         while True:
