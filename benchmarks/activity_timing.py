@@ -165,11 +165,37 @@ def adversaries():
             ("host_first", HostFirst(), Honest()), ("host_between", HostBetween(), TwoMatmuls())]
 
 
+def probe(model, args: list) -> None:
+    """Print every record the profiler keeps of one annotated call (and how many device records a CUDA-only
+    profile keeps of the same call): which records a launch path leaves, for a call without spans."""
+    import torch
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    with torch.no_grad():
+        model(*args)
+        torch.cuda.synchronize()
+        for activities in ([ProfilerActivity.CPU, ProfilerActivity.CUDA], [ProfilerActivity.CUDA]):
+            with profile(activities=activities) as prof:
+                with record_function("probe.call"):
+                    model(*args)
+                torch.cuda.synchronize()
+            events = prof.profiler.kineto_results.events()
+            t0 = min(ev.start_ns() for ev in events) if events else 0
+            print(f"probe activities={[a.name for a in activities]} records={len(events)}", flush=True)
+            for ev in events[:40]:
+                kind = "cuda" if ev.device_type() == DeviceType.CUDA else "cpu"
+                print(f"  {kind} {ev.name()[:48]!r} corr {ev.correlation_id()} linked {ev.linked_correlation_id()} "
+                      f"start {(ev.start_ns() - t0) / 1e3:.1f}us end {(ev.end_ns() - t0) / 1e3:.1f}us", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", default="L1/15_relu,L1/28_softmax,L1/1_matmul_square,L3/19_multi_head_self_attention")
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--probe", action="store_true", help="print the profiler's records of one call of the first "
+                                                          "task's solution, then stop")
     args = ap.parse_args()
 
     import torch
@@ -196,6 +222,10 @@ def main() -> int:
             task = tasks.get(task_id)
             module = task.load_module(small=False)
             fixed = make_inputs(module, 1, "cuda:0")
+            if args.probe:
+                solution = load_candidate(policy({"task_id": task_id}), Path(tmp))
+                probe(build_model(module, solution, 0, "cuda:0", task.dtype, task.mode), fixed)
+                return 0
             for side, cls in (("eager", module.Model),
                               ("solution", load_candidate(policy({"task_id": task_id}), Path(tmp)))):
                 model = build_model(module, cls, 0, "cuda:0", task.dtype, task.mode)

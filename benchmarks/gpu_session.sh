@@ -9,7 +9,7 @@
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
-#   ACT_TIMEOUT (s, default 240: activity); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
+#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
@@ -63,7 +63,7 @@ if run timingmethod; then
   timeout 150 python3 benchmarks/timing_method.py --json "$OUT/timing_method.json" 2>&1 | grep -v USDT | tee "$OUT/timing_method.txt"
 fi
 if run activity; then
-  timeout ${ACT_TIMEOUT:-240} python3 benchmarks/activity_timing.py --json "$OUT/activity_timing.json" 2>&1 | grep -v USDT | tee "$OUT/activity_timing.txt"
+  timeout ${ACT_TIMEOUT:-240} python3 benchmarks/activity_timing.py --json "$OUT/activity_timing.json" ${ACT_ARGS:-} 2>&1 | grep -v USDT | tee "$OUT/activity_timing.txt"
 fi
 if run prestart; then
   timeout ${WS_TIMEOUT:-200} python3 benchmarks/worker_start.py --n ${WS_N:-8} --shape 1024x4096 \
