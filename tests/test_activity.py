@@ -38,6 +38,15 @@ def test_an_unlinked_activity_goes_to_the_window_holding_its_start():
     assert calls[1]["n"] == 1 and calls[1]["span_ms"] == 1
 
 
+def test_an_activity_without_a_link_is_never_taken_for_the_work_of_a_host_record_numbered_0():
+    """Seen on the H200: a Triton kernel (launched through the driver, outside torch's operators) came with linked id
+    0, and a host record of the profiler's own had correlation id 0; the kernel is still its call's."""
+    annotations = {0: (1 * MS, 2 * MS)}
+    op_starts = {0: 0, 12: int(1.5 * MS)}
+    calls = attribute(annotations, op_starts, [(0, int(1.6 * MS), int(3.6 * MS))])
+    assert calls[0]["n"] == 1 and calls[0]["unlinked"] == 1 and calls[0]["span_ms"] == 2
+
+
 def test_a_call_without_activity_has_no_span():
     calls = attribute({0: (1 * MS, 2 * MS)}, {5: 3 * MS}, [(5, 4 * MS, 5 * MS)])
     assert calls[0]["n"] == 0 and calls[0]["span_ms"] is None

@@ -49,10 +49,13 @@ def attribute(annotations: dict[int, tuple[int, int]], op_starts: dict[int, int]
     """Per call index: the span (ms) of the device activities it launched, and how they were attributed.
 
     ``annotations``: call index -> host (start_ns, end_ns) of its annotation; ``op_starts``: correlation id of each
-    host op -> its start (ns); ``device``: (linked correlation id, start_ns, end_ns) of each device activity. An
-    activity belongs to the call whose annotation holds the start of the op it links to; without a link (or to an
-    op not recorded), to the call whose window (its annotation's start to the next annotation's start) holds the
-    activity's own start. Activities of no call (the judge's own flush, inputs, snapshots) are left out.
+    host op -> its start (ns); ``device``: (linked correlation id, start_ns, end_ns) of each device activity, 0 for
+    no link. An activity belongs to the call whose annotation holds the start of the op it links to; without a link
+    (or to an op not recorded), to the call whose window (its annotation's start to the next annotation's start)
+    holds the activity's own start. Activities of no call (the judge's own flush, inputs, snapshots) are left out.
+    A kernel launched outside torch's operators (Triton's launcher calls the driver directly) has no link: on the
+    H200 the profiler gave it linked id 0 while a host record of its own had correlation id 0, so 0 is never
+    looked up as an op.
     """
     order = sorted(annotations.items(), key=lambda kv: kv[1][0])
     windows = [(i, start, order[k + 1][1][0] if k + 1 < len(order) else None)
@@ -72,11 +75,12 @@ def attribute(annotations: dict[int, tuple[int, int]], op_starts: dict[int, int]
 
     calls = {i: {"first": None, "last": None, "n": 0, "unlinked": 0} for i in annotations}
     for linked, start, end in device:
-        owner = by_link(op_starts[linked]) if linked in op_starts else None
+        linked_op = bool(linked) and linked in op_starts
+        owner = by_link(op_starts[linked]) if linked_op else None
         unlinked = owner is None
         if unlinked:
             owner = by_window(start)
-            if owner is None or linked in op_starts:  # linked to an op outside every call: the judge's own work
+            if owner is None or linked_op:  # linked to an op outside every call: the judge's own work
                 continue
         call = calls[owner]
         call["first"] = start if call["first"] is None else min(call["first"], start)
