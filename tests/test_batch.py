@@ -54,6 +54,43 @@ def test_the_reference_runs_once_per_trial_for_the_whole_batch(judge, relu_task)
     assert [t["trial"] for t in first.trials] == [t["trial"] for t in second.trials]
 
 
+@pytest.mark.timeout(300)
+def test_a_batch_times_the_eager_reference_once_and_shares_the_figure(judge, relu_task):
+    """Under ``quick`` the first evaluation times the reference interleaved and offers its figure; the next one of
+    the batch uses it (no reference blocks of its own); an evaluation outside the batch times its own. (Eight
+    timed calls a side on the CPU, where `quick` takes three: with three, a loaded CI machine can leave the figure's
+    CI wider than the profile's target, and an unconverged figure is rightly not offered.)"""
+    from kernelgym.judge.profiles import get_profile
+    from kernelgym.judge.timing import TimingConfig
+
+    quick = get_profile("quick").with_overrides(cpu_timing=TimingConfig(warmup=1, min_runs=8, max_runs=8,
+                                                                        budget_s=5.0, rel_ci=1.0))
+    plan = BatchPlan(relu_task)
+    first = judge.evaluate(relu_task, GOOD, batch=plan, profile=quick)
+    assert first.status == "ok", first.message
+    assert first.runtime_spread["baseline"].startswith("interleaved")
+    assert plan.baseline(("cpu", "synchronized", "quick")) is not None, first.runtime_spread
+    second = judge.evaluate(relu_task, GOOD, batch=plan, profile=quick)
+    assert second.status == "ok", second.message
+    assert second.runtime_spread["baseline"] == "batch" and second.baseline_ms == first.baseline_ms
+    alone = judge.evaluate(relu_task, GOOD, profile=quick)
+    assert alone.runtime_spread["baseline"].startswith("interleaved")
+    full = judge.evaluate(relu_task, GOOD, batch=plan, profile="full")  # full times it every time, batch or not
+    assert full.status == "ok" and full.runtime_spread["baseline"].startswith("interleaved")
+
+
+def test_a_plan_keeps_the_first_converged_eager_figure_per_key(relu_task):
+    plan = BatchPlan(relu_task)
+    key = ("cuda:0", "synchronized", "quick")
+    assert not plan.offer_baseline(key, {"median_ms": 1.0, "ci95_ms": 0.05}, rel_ci=0.02)  # CI too wide
+    assert not plan.offer_baseline(key, {"median_ms": 1.0}, rel_ci=0.02)  # no CI: not offered
+    assert plan.baseline(key) is None
+    assert plan.offer_baseline(key, {"median_ms": 1.0, "ci95_ms": 0.01}, rel_ci=0.02)
+    assert not plan.offer_baseline(key, {"median_ms": 0.5, "ci95_ms": 0.001}, rel_ci=0.02)  # the first one stays
+    assert plan.baseline(key)["median_ms"] == 1.0
+    assert plan.baseline(("cuda:1", "synchronized", "quick")) is None  # another device measures its own
+
+
 def test_a_plan_serves_one_task_only(judge, relu_task, tmp_path):
     from kernelgym.testing.candidates import resized_relu_task
 

@@ -1,6 +1,14 @@
 """Paying for the reference once per batch: evaluations of one task in one batch (the GRPO shape, many samples of one
 prompt) share a :class:`BatchPlan`.
 
+Under a profile with ``batch_baseline`` (``quick``), they also share the eager reference's timing: the first
+evaluation of the batch to time the reference (interleaved with its candidate, then confirmed in a block timed with
+the candidate's worker dead, :meth:`kernelgym.judge.runner.Judge._confirm_baseline`) offers its figure, and the
+evaluations that start timing after that use it instead of timing the reference again. The 16 samples of a GRPO
+prompt then pay for one eager measurement, and their speedups share one denominator. A candidate can have slowed the
+figure it was timed beside by at most the profile's CI target unseen (the confirmation), and that figure is then
+its batch-mates' too: only a figure whose 95% CI is within that target is offered.
+
 A plan draws, once and from the OS, the model's init seed and the secret seeds of the correctness trials, the
 profiled forward and the rechecks after timing (by kind and index), and keeps the reference's outputs for them,
 computed the first time a session asks and then served to every later evaluation of the batch. Timed calls still
@@ -32,6 +40,7 @@ class BatchPlan:
         self.max_bytes = int(max_bytes)
         self._seeds: dict[tuple[str, int], int] = {}
         self._outputs: dict[tuple[int, bool], tuple] = {}
+        self._baselines: dict[tuple, dict] = {}
         self._bytes = 0
         self._lock = threading.Lock()
         self.computed = 0  # reference forwards run for this plan (for tests and benchmarks)
@@ -48,6 +57,24 @@ class BatchPlan:
     def issued(self, seed: int) -> bool:
         with self._lock:
             return seed in self._seeds.values()
+
+    def baseline(self, key: tuple) -> dict | None:
+        """The eager figure offered for ``key`` (device, timing method, profile), or ``None``."""
+        with self._lock:
+            kept = self._baselines.get(key)
+            return dict(kept) if kept is not None else None
+
+    def offer_baseline(self, key: tuple, base: dict, rel_ci: float) -> bool:
+        """Keep ``base`` (a confirmed eager summary with ``median_ms`` and ``ci95_ms``) for ``key`` unless one is
+        kept already or its CI is wider than ``rel_ci`` of its median; returns whether it was kept."""
+        median, ci = base.get("median_ms"), base.get("ci95_ms")
+        if not median or ci is None or ci > rel_ci * median:
+            return False
+        with self._lock:
+            if key in self._baselines:
+                return False
+            self._baselines[key] = dict(base)
+            return True
 
     def outputs(self, compute, seed: int, outlier: int) -> tuple:
         """The reference's outputs for ``seed``: ``compute()`` the first time (under the plan's lock, so concurrent

@@ -4,9 +4,10 @@
 quick      the RL inner loop: 5 standard trials + 1 outlier trial; timing until the 95% CI is within 2%
            of the median or 2 s; the eager reference timed afresh, interleaved with the candidate, every
            time (a figure cached from another moment carries that moment's load and GPU temperature:
-           on the H200 a task's cached eager figure was 9.7% off its value measured alone); 1 trial
-           again after timing; no torch.compile baseline. Stage limits: compile 120 s, correctness 60 s
-           (GPU) / 120 s (CPU), timing 60 s.
+           on the H200 a task's cached eager figure was 9.7% off its value measured alone), except in a
+           batch plan, whose evaluations of one task share the first confirmed figure of the batch
+           (:mod:`kernelgym.judge.batch`); 1 trial again after timing; no torch.compile baseline. Stage
+           limits: compile 120 s, correctness 60 s (GPU) / 120 s (CPU), timing 60 s.
 full       benchmarking: 8 standard trials + 3 outlier trials; timing until the CI is within 1% or 10 s;
            the eager reference timed afresh, interleaved with the candidate, every time; a torch.compile
            baseline; 2 trials again after timing.
@@ -36,6 +37,9 @@ class EvalProfile:
     compile_baseline: bool = False
     #: time the eager reference afresh, interleaved with the candidate, in every evaluation (else: when not cached)
     alternate_baseline: bool = False
+    #: evaluations of one task in one batch (a :class:`~kernelgym.judge.batch.BatchPlan`) share the eager figure
+    #: that the first of them timed interleaved and confirmed alone, instead of each timing it again
+    batch_baseline: bool = False
     compile_timeout_s: float = 120.0
     cuda_compile_timeout_s: float = 300.0
     correctness_timeout_s: float = 60.0
@@ -49,6 +53,7 @@ class EvalProfile:
 
 PROFILES: dict[str, EvalProfile] = {
     "quick": EvalProfile("quick", trials=5, outlier_trials=1, recheck_after_timing=True, alternate_baseline=True,
+                         batch_baseline=True,
                          timing=TimingConfig(warmup=2, min_runs=5, max_runs=100, budget_s=2.0, rel_ci=0.02)),
     "full": EvalProfile("full", trials=8, outlier_trials=3, recheck_after_timing=True, compile_baseline=True,
                         alternate_baseline=True,

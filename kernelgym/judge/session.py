@@ -609,7 +609,8 @@ class Session:
     def _time_in_slices(self, cfg, hold: SlicedHold) -> None:
         from kernelgym.judge.timing import alternate
 
-        cached = None if self.prof.alternate_baseline else self.reference.cached_baseline(self.task)
+        shared = self.plan.baseline(self.plan_baseline_key()) if self.shares_baseline() else None
+        cached = shared or (None if self.prof.alternate_baseline else self.reference.cached_baseline(self.task))
         if cached is not None and "overhead_ms" not in cached:
             cached = None  # measured alone (older cache): time it again interleaved, which also gives the overhead
         out_bytes = self.out_bytes  # known from the trials
@@ -637,7 +638,7 @@ class Session:
             base = {**self.reference.store_baseline(self.task, samples["reference"],
                                                     overhead_ms=reference.overhead_ms()), "how": "interleaved"}
         else:
-            base = {**cached, "how": "cached"}
+            base = {**cached, "how": "batch" if shared else "cached"}
         self.runner_bound_ms = self.check_wall_clock(base, min(cfg.block, cfg.max_runs))
         self.candidate_times, self.baseline = self._activity_times(), base
         self.compared_ms = [self.candidate_times[i] for i in self._compared_at]
@@ -660,6 +661,15 @@ class Session:
         except ValueError as err:  # the worker's own code sends one span or null per call: only a candidate lies
             raise self.reject("timing_tampered", f"the device activity spans sent from the worker were malformed "
                                                  f"({err})") from None
+
+    def shares_baseline(self) -> bool:
+        """Whether this evaluation takes and offers its batch's eager figure (:mod:`kernelgym.judge.batch`)."""
+        return self.plan is not None and self.prof.batch_baseline
+
+    def plan_baseline_key(self) -> tuple:
+        """What a batch's shared eager figure depends on besides the task: the device, the timing method and the
+        profile (whose timing configuration it was measured under)."""
+        return self.reference.device, self.reference.timing_method, self.prof.name
 
     def _alone(self, block, calls: int) -> list[float]:
         """One timed block with the GPU to this evaluation; the lock is taken outside the block's own clock, so
