@@ -113,6 +113,10 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing._untyped_storage": _timing._untyped_storage,
         "kernelgym.judge.timing._ActivityRecorder": _timing._ActivityRecorder,
         "kernelgym.judge.activity.attribute": _activity.attribute,
+        "kernelgym.judge.activity._profile": _activity._profile,  # a fake profiler could forge the records
+        "kernelgym.judge.activity._record_function": _activity._record_function,
+        "kernelgym.judge.activity._DeviceType": _activity._DeviceType,
+        "kernelgym.judge.activity._ProfilerActivity": _activity._ProfilerActivity,
         "kernelgym.judge.activity.ActivityRecorder.__enter__": _activity.ActivityRecorder.__enter__,
         "kernelgym.judge.activity.ActivityRecorder.__exit__": _activity.ActivityRecorder.__exit__,
         "kernelgym.judge.activity.ActivityRecorder.start": _activity.ActivityRecorder.start,

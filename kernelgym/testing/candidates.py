@@ -192,6 +192,11 @@ self.calls += 1
 if self.calls > 9:
     T._perf_counter = lambda: 0.0  # CPU: negative times; GPU: caught as a patch made during timing
 return launch(x)'''), imports="import kernelgym.judge.timing as T", init="self.calls = 0"), "rejected", "timing"),
+    # the activity timing method's records: a fake profiler would forge the spans the worker sends
+    "patch_activity_profiler": ("runtime", kernel_forward(indent("return launch(x)"),
+                                                          imports="import kernelgym.judge.activity as A",
+                                                          extra="A._profile = lambda *a, **k: None"),
+                                "rejected", "activity._profile"),
     # class 5, the worst case: code past every guard rewrites the worker's timing frames (divided by 1000); the
     # runner's own clock on each block catches it
     "forged_timing_frames": ("runtime", kernel_forward(indent('''
