@@ -34,7 +34,9 @@ A and B. Per pool batch it prints, as results come:
   union of the shared holds (compile, trials, profiled forward, checks of timed calls) outside them / wall, *idle*
   = the rest (holds from ``RayEvalPool.gpu_holds``, the lock's log, in ``time.monotonic()`` seconds: the pool's
   actors must run on this machine, as on one GPU host);
-* the median of each stage duration, statuses by family, and every item whose status contradicts its label.
+* the median of each stage duration, statuses by family, where each timed evaluation's eager figure came from
+  (``interleaved``: timed beside it; ``batch``: its batch plan's shared figure), and every item whose status
+  contradicts its label.
 
 **Plain path**: ``--plain`` items spread evenly over the batch (so families and tasks mix as in the batch),
 evaluated one after another by a single :class:`~kernelgym.judge.runner.Judge` (default settings but a GPU lock
@@ -480,6 +482,12 @@ def summarize(runs: list[Run], wall_s: float, gpus: int, holds: list, t0: float,
         family = statuses.setdefault(r.item.family, {})
         family[r.result.status] = family.get(r.result.status, 0) + 1
     unexpected = [r.row() for r in evaluated if (r.result.status == "ok") != r.item.expect_ok]
+    eager: dict[str, int] = {}  # where each timed evaluation's eager figure came from (batch: the plan's shared one)
+    for r in evaluated:
+        how = (r.result.runtime_spread or {}).get("baseline")
+        if how:
+            kind = how.split(",")[0]
+            eager[kind] = eager.get(kind, 0) + 1
     return {"n": len(runs), "evaluated": len(evaluated), "t0": _round(t0), "wall_s": _round(wall_s, 2), "gpus": gpus,
             "evals_per_gpu_hour": _round(len(evaluated) / wall_s / gpus * 3600, 1) if wall_s > 0 and evaluated
             else None,
@@ -488,6 +496,7 @@ def summarize(runs: list[Run], wall_s: float, gpus: int, holds: list, t0: float,
             "gpu_share": busy_shares(holds, t0, t1), "drains_by_step_s": drains_by_step(holds),
             "median_stage_s": {k: _round(statistics.median(v)) for k, v in sorted(stages.items())},
             "statuses_by_family": statuses, "as_expected": len(evaluated) - len(unexpected),
+            "eager_figures": eager,
             "unexpected": [{k: u[k] for k in ("index", "task", "variant", "status", "message")} for u in unexpected]}
 
 
@@ -549,7 +558,8 @@ def figures_lines(label: str, fig: dict) -> list[str]:
             f"{pct['timing']}, correctness {pct['correctness']} (draining {pct['draining']}), idle {pct['idle']}",
             f"  timers drained for (s, by the step waited for last): {fig.get('drains_by_step_s')}",
             f"  median stage s: {fig['median_stage_s']}",
-            f"  statuses by family: {fig['statuses_by_family']}; as labelled {fig['as_expected']}/{fig['evaluated']}"]
+            f"  statuses by family: {fig['statuses_by_family']}; as labelled {fig['as_expected']}/{fig['evaluated']}",
+            f"  eager figures by origin: {fig.get('eager_figures')}"]
             + [f"  UNEXPECTED {u['variant']} {u['task']}: {u['status']}: {u['message'][:160]}"
                for u in fig["unexpected"]])
 
