@@ -59,7 +59,8 @@ class BatchPlan:
             return seed in self._seeds.values()
 
     def baseline(self, key: tuple) -> dict | None:
-        """The eager figure offered for ``key`` (device, timing method, profile), or ``None``."""
+        """The eager figure offered for ``key`` (:meth:`kernelgym.judge.session.Session.plan_baseline_key`), or
+        ``None``."""
         with self._lock:
             kept = self._baselines.get(key)
             return dict(kept) if kept is not None else None
@@ -75,6 +76,11 @@ class BatchPlan:
                 return False
             self._baselines[key] = dict(base)
             return True
+
+    def baselines(self) -> int:
+        """How many eager figures the plan keeps (one per key)."""
+        with self._lock:
+            return len(self._baselines)
 
     def outputs(self, compute, seed: int, outlier: int) -> tuple:
         """The reference's outputs for ``seed``: ``compute()`` the first time (under the plan's lock, so concurrent

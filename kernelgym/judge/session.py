@@ -667,9 +667,11 @@ class Session:
         return self.plan is not None and self.prof.batch_baseline
 
     def plan_baseline_key(self) -> tuple:
-        """What a batch's shared eager figure depends on besides the task: the device, the timing method and the
-        profile (whose timing configuration it was measured under)."""
-        return self.reference.device, self.reference.timing_method, self.prof.name
+        """What a batch's shared eager figure depends on besides the task: the device, the timing method, the
+        profile's name and the timing configuration it was measured under (a profile with overrides keeps its
+        name)."""
+        cfg = self.reference.timing_config(self.prof).to_dict()
+        return self.reference.device, self.reference.timing_method, self.prof.name, tuple(sorted(cfg.items()))
 
     def _alone(self, block, calls: int) -> list[float]:
         """One timed block with the GPU to this evaluation; the lock is taken outside the block's own clock, so
