@@ -64,3 +64,41 @@ def test_spans_a_worker_sent_are_refused_unless_one_number_or_null_per_call(span
     is a lie (the worker's own code cannot send it), refused as a whole."""
     with pytest.raises(ValueError):
         merge([2.0, 2.0], spans)
+
+
+def test_records_forged_through_a_patched_profiler_never_reach_the_spans_and_the_patch_is_watched(monkeypatch):
+    """A red-team helper's forgery: the profiler's ``__exit__`` patched on its class to swap the records for made-up
+    ones. The recorder calls the exit bound at import (the patch never runs) and the worker's watch sees the patch;
+    a records object whose class was swapped on the instance is refused by type (the spans are void, so every call
+    keeps its synchronized figure)."""
+    import torch
+
+    from kernelgym.judge import worker
+    from kernelgym.judge.activity import ActivityRecorder
+
+    before = worker._watched()
+    original, called = torch.profiler.profile.__exit__, []
+
+    def forged_exit(self, *args):
+        called.append(True)
+        return original(self, *args)
+
+    monkeypatch.setattr(torch.profiler.profile, "__exit__", forged_exit)
+    after = worker._watched()
+    assert [k for k in before if before[k] is not after[k]] == ["torch.profiler.profiler.profile.__exit__"]
+    recorder = ActivityRecorder().start()
+    with recorder.call(0):
+        torch.ones(8).sum()
+    recorder.finish()
+    assert not called and recorder.error is None and recorder.spans_ms() == {0: None}  # no device records on a CPU
+
+    class Swapped(torch.autograd.profiler.profile):
+        pass
+
+    recorder = ActivityRecorder().start()
+    with recorder.call(0):
+        torch.ones(8).sum()
+    assert recorder.error is None
+    recorder._prof.profiler.__class__ = Swapped  # what code that found the live profiler in memory could do
+    recorder.finish()
+    assert recorder.error == "TypeError: the profiler's records object was replaced" and recorder.spans_ms() == {}

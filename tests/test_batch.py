@@ -83,6 +83,25 @@ def test_a_batch_times_the_eager_reference_once_and_shares_the_figure(judge, rel
     assert other.runtime_spread["baseline"].startswith("interleaved") and plan.baselines() == 2
 
 
+@pytest.mark.timeout(300)
+def test_an_evaluation_carrying_any_flag_offers_its_batch_no_eager_figure(relu_task, tmp_path):
+    """Only an evaluation whose timing was accepted without a flag sets its batch-mates' denominator (a red-team
+    helper found a candidate rejected on its timing offering first); here the flag is the judge's own
+    ``unsandboxed``, on every evaluation."""
+    from kernelgym.judge.profiles import get_profile
+    from kernelgym.judge.timing import TimingConfig
+
+    quick = get_profile("quick").with_overrides(cpu_timing=TimingConfig(warmup=1, min_runs=8, max_runs=8,
+                                                                        budget_s=5.0, rel_ci=1.0))
+    judge = Judge(device="cpu", cache_dir=tmp_path, sandbox="unsafe")
+    plan = BatchPlan(relu_task)
+    for _ in range(2):
+        result = judge.evaluate(relu_task, GOOD, batch=plan, profile=quick)
+        assert result.status == "ok" and [f["name"] for f in result.flags] == ["unsandboxed"], result.flags
+        assert result.runtime_spread["baseline"].startswith("interleaved")
+    assert plan.baselines() == 0
+
+
 def test_a_plan_keeps_the_first_converged_eager_figure_per_key(relu_task):
     plan = BatchPlan(relu_task)
     key = ("cuda:0", "synchronized", "quick")

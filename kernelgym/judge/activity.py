@@ -35,13 +35,34 @@ import math
 import secrets
 import time
 
+from torch._C._autograd import _KinetoEvent, _ProfilerResult
 from torch.autograd import DeviceType as _DeviceType
+from torch.autograd.profiler import profile as _autograd_profile
 from torch.profiler import ProfilerActivity as _ProfilerActivity
 from torch.profiler import profile as _profile
 from torch.profiler import record_function as _record_function
+from torch.profiler.profiler import _KinetoProfile
+
+#: every class whose methods stand between a recorded call and the records read back; the worker watches each of
+#: their methods by identity (:func:`watched_methods`), and :meth:`ActivityRecorder.finish` checks the types of
+#: what it reads, so a replaced method or a forged object voids the spans instead of lowering them
+RECORD_PATH_CLASSES = (_profile, _KinetoProfile, _autograd_profile, _record_function, _ProfilerResult, _KinetoEvent)
+_profile_exit = _profile.__exit__
+_results_events = _ProfilerResult.events
 
 #: the name of a timed call's annotation, followed by its index in the block
 ANNOTATION = "kernelgym.timed_call."
+
+
+def watched_methods() -> dict:
+    """``{"module.Class.name": function}`` for every method of :data:`RECORD_PATH_CLASSES` (for the worker's watch
+    on patched functions: a method replaced on the class is seen, although the class itself stays the same)."""
+    out = {}
+    for cls in RECORD_PATH_CLASSES:
+        for name, value in vars(cls).items():
+            if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
+                out[f"{cls.__module__}.{cls.__qualname__}.{name}"] = value
+    return out
 
 
 def attribute(annotations: dict[int, tuple[int, int]], op_starts: dict[int, int],
@@ -139,9 +160,18 @@ class ActivityRecorder:
             return
         prof, self._prof = self._prof, None
         try:
-            prof.__exit__(None, None, None)
-            events = prof.profiler.kineto_results.events()
-        except Exception as err:  # noqa: BLE001 - stopped or broken from inside the block: no spans
+            if type(prof) is not _profile:
+                raise TypeError("the recorder's profiler was replaced")
+            _profile_exit(prof, None, None, None)  # bound at import, whatever was set on the class or instance
+            if type(prof.profiler) is not _autograd_profile:
+                raise TypeError("the profiler's records object was replaced")
+            results = prof.profiler.kineto_results
+            if type(results) is not _ProfilerResult:
+                raise TypeError("the profiler's results were replaced")
+            events = _results_events(results)
+            if any(type(ev) is not _KinetoEvent for ev in events):
+                raise TypeError("the profiler returned records of another type")
+        except Exception as err:  # noqa: BLE001 - stopped, broken or forged from inside the block: no spans
             self.error = f"{type(err).__name__}: {err}"
             return
         annotations, repeated, op_starts, device = {}, set(), {}, []

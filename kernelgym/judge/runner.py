@@ -343,6 +343,15 @@ class Judge:
             worker.discard()
         if timed:
             self._record_timing(result, task, prof, session)
+            self._offer_baseline(result, prof, session)
+
+    def _offer_baseline(self, res: EvalResult, prof: EvalProfile, session: Session) -> None:
+        """Offer the eager figure this evaluation measured and confirmed to its batch (:mod:`kernelgym.judge.batch`),
+        once its timing has been accepted: an evaluation rejected on its timing (it raised before this) or carrying
+        any flag offers nothing, so a candidate caught cheating never sets its batch-mates' denominator."""
+        base = session.baseline
+        if session.shares_baseline() and not res.flags and str(base.get("how", "")).startswith("interleaved"):
+            session.plan.offer_baseline(session.plan_baseline_key(), base, self.reference.timing_config(prof).rel_ci)
 
     def _candidate_env(self, build_dir: Path | None, arch: str | None = None) -> dict[str, str]:
         """Environment settings that depend on the candidate, applied by the worker before it loads anything."""
@@ -400,10 +409,7 @@ class Judge:
 
         base = session.baseline
         if base.get("how") != "batch":  # a batch's shared figure was confirmed by the evaluation that measured it
-            base = self._confirm_baseline(task, prof, base)
-            if base.get("how", "").startswith("interleaved") and session.shares_baseline():
-                session.plan.offer_baseline(session.plan_baseline_key(), base,
-                                            self.reference.timing_config(prof).rel_ci)
+            base = session.baseline = self._confirm_baseline(task, prof, base)
         summary = summarize(session.candidate_times)
         compared_floor = COMPARED_FLOOR * min(session.compared_ms) if session.compared_ms else 0.0
         res.runtime_ms = max(summary["median_ms"], session.runner_bound_ms, compared_floor)

@@ -114,6 +114,9 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing._ActivityRecorder": _timing._ActivityRecorder,
         "kernelgym.judge.activity.attribute": _activity.attribute,
         "kernelgym.judge.activity._profile": _activity._profile,  # a fake profiler could forge the records
+        "kernelgym.judge.activity._autograd_profile": _activity._autograd_profile,
+        "kernelgym.judge.activity._ProfilerResult": _activity._ProfilerResult,
+        "kernelgym.judge.activity._KinetoEvent": _activity._KinetoEvent,
         "kernelgym.judge.activity._record_function": _activity._record_function,
         "kernelgym.judge.activity._DeviceType": _activity._DeviceType,
         "kernelgym.judge.activity._ProfilerActivity": _activity._ProfilerActivity,
@@ -128,6 +131,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.transfer.flat_bytes": _transfer.flat_bytes,
         "kernelgym.judge.device_transfer.write_into": write_into,
     }
+    watched.update(_activity.watched_methods())  # the profiler's own methods: patched, they could forge spans
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
         watched[f"torch.Tensor.{name}"] = getattr(t, name)
