@@ -118,8 +118,9 @@ def sample_inputs(values, salt: int) -> tuple:
     """A sample of the bytes of every tensor in ``values``: :data:`INPUT_SAMPLE_BYTES` positions drawn from ``salt``
     (the same positions for the same salt, shapes and dtypes). Taken from a timed call's inputs before and after
     the call (both outside the timed interval), it shows a forward that wrote into its inputs (in trials every
-    input is compared whole; a timed call's inputs are released before the judge picks which call to compare). ``salt``: the block's secret seed, so every call of a block is sampled at the same
-    positions, which no candidate knows in advance."""
+    input is compared whole; a timed call's inputs are released before the judge picks which call to compare).
+    ``salt``: the block's secret seed, so every call of a block is sampled at the same positions, which no
+    candidate knows in advance."""
     out = []
     for k, value in enumerate(values):
         if not _is_tensor(value) or not value.numel():

@@ -136,9 +136,10 @@ def _watched(launch_methods: tuple = ()) -> dict:
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
         watched[f"torch.Tensor.{name}"] = getattr(t, name)
     me = sys.modules[__name__]
-    for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor", "_type", "_readline", "_CallTimer",
-                 "_scrub", "as_tuple", "build_model", "call_seed", "make_inputs", "write_tensor", "write_into",
-                 "device_index", "tensor_header", "write_frame", "_current_frames"):  # what reads and sends outputs
+    for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
+                 "_type", "_readline", "_CallTimer", "_scrub", "as_tuple", "build_model", "call_seed", "make_inputs",
+                 "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
+                 "_current_frames"):  # what reads and sends outputs
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "check", "spans", "trial", "profile"):
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
