@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
-#   parts: smoke datasets throughput cuda repeats lint dobench timingmethod activity prestart soak agreement
+#   parts: smoke datasets throughput cuda repeats lint dobench timingmethod activity wallbound prestart soak agreement
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
@@ -9,7 +9,7 @@
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
-#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
+#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
@@ -64,6 +64,10 @@ if run timingmethod; then
 fi
 if run activity; then
   timeout ${ACT_TIMEOUT:-240} python3 benchmarks/activity_timing.py --json "$OUT/activity_timing.json" ${ACT_ARGS:-} 2>&1 | grep -v USDT | tee "$OUT/activity_timing.txt"
+fi
+if run wallbound; then
+  timeout ${WB_TIMEOUT:-240} python3 benchmarks/wall_bound.py ${WB_TASKS:+--tasks $WB_TASKS} --blocks ${WB_BLOCKS:-5,20,50} \
+    --json "$OUT/wall_bound.json" 2>&1 | grep -v USDT | tee "$OUT/wall_bound.txt"
 fi
 if run prestart; then
   timeout ${WS_TIMEOUT:-200} python3 benchmarks/worker_start.py --n ${WS_N:-8} --shape 1024x4096 \

@@ -200,3 +200,19 @@ def test_the_lock_records_how_long_a_timer_waited_for_the_steps_in_flight():
     assert kinds == ["shared:trial", "drain", "exclusive", "exclusive"]
     _, start, end = lock.holds[1]
     assert asked <= start + 1e-3 and end - start >= 0.2
+
+
+def test_the_wall_bound_script_reports_the_bound_per_block_size(tmp_path):
+    """benchmarks/wall_bound.py (device plan item 6) on the CPU: one evaluation per block size, each row with the
+    worker's figure, the runner's bound and the block size asked for."""
+    import json
+
+    spec = importlib.util.spec_from_file_location("wall_bound_bench", ROOT / "benchmarks" / "wall_bound.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "rows.json"
+    assert module.main(["--tasks", "L1/41_argmax", "--blocks", "2,3", "--device", "cpu", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [r["block"] for r in rows] == [2, 3] and all(r["status"] == "ok" for r in rows)
+    assert all(r["runner_bound_ms"] is not None and r["reported_median_ms"] > 0 for r in rows)
+    assert module.profile_with_block(20, on_cpu=False).timing.block == 20
