@@ -36,6 +36,10 @@ for place in {_PLACES}:
 return torch.where(x.abs() > 8, torch.zeros_like(y), y)'''), imports="import os")
 
 
+#: a CI target (relative to the median) that every figure meets: the CPU interpreter's timing is a token one
+CPU_ANY_CI = 1e9
+
+
 @pytest.fixture(scope="module")
 def runtime_judge(tmp_path_factory):
     return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False)
@@ -57,14 +61,15 @@ def test_the_reference_runs_once_per_trial_for_the_whole_batch(judge, relu_task)
 @pytest.mark.timeout(300)
 def test_a_batch_times_the_eager_reference_once_and_shares_the_figure(judge, relu_task):
     """Under ``quick`` the first evaluation times the reference interleaved and offers its figure; the next one of
-    the batch uses it (no reference blocks of its own); an evaluation outside the batch times its own. (Eight
-    timed calls a side on the CPU, where `quick` takes three: with three, a loaded CI machine can leave the figure's
-    CI wider than the profile's target, and an unconverged figure is rightly not offered.)"""
+    the batch uses it (no reference blocks of its own); an evaluation outside the batch times its own. The CPU's
+    token timing gets a CI target no figure misses (``CPU_ANY_CI``): a loaded CI machine left an eager relu of
+    microseconds with a CI above its median, and an unconverged figure is rightly not offered (that rule is
+    :func:`test_a_plan_keeps_the_first_converged_eager_figure_per_key`'s)."""
     from kernelgym.judge.profiles import get_profile
     from kernelgym.judge.timing import TimingConfig
 
     quick = get_profile("quick").with_overrides(cpu_timing=TimingConfig(warmup=1, min_runs=8, max_runs=8,
-                                                                        budget_s=5.0, rel_ci=1.0))
+                                                                        budget_s=5.0, rel_ci=CPU_ANY_CI))
     plan = BatchPlan(relu_task)
     first = judge.evaluate(relu_task, GOOD, batch=plan, profile=quick)
     assert first.status == "ok", first.message
@@ -78,7 +83,8 @@ def test_a_batch_times_the_eager_reference_once_and_shares_the_figure(judge, rel
     full = judge.evaluate(relu_task, GOOD, batch=plan, profile="full")  # full times it every time, batch or not
     assert full.status == "ok" and full.runtime_spread["baseline"].startswith("interleaved")
     # the same profile name with another timing configuration does not take a figure measured under the first
-    looser = quick.with_overrides(cpu_timing=TimingConfig(warmup=1, min_runs=9, max_runs=9, budget_s=5.0, rel_ci=1.0))
+    looser = quick.with_overrides(cpu_timing=TimingConfig(warmup=1, min_runs=9, max_runs=9, budget_s=5.0,
+                                                          rel_ci=CPU_ANY_CI))
     other = judge.evaluate(relu_task, GOOD, batch=plan, profile=looser)
     assert other.runtime_spread["baseline"].startswith("interleaved") and plan.baselines() == 2
 
@@ -87,12 +93,12 @@ def test_a_batch_times_the_eager_reference_once_and_shares_the_figure(judge, rel
 def test_an_evaluation_carrying_any_flag_offers_its_batch_no_eager_figure(relu_task, tmp_path):
     """Only an evaluation whose timing was accepted without a flag sets its batch-mates' denominator (a red-team
     helper found a candidate rejected on its timing offering first); here the flag is the judge's own
-    ``unsandboxed``, on every evaluation."""
+    ``unsandboxed``, on every evaluation (with a CI target no figure misses, so the flag alone stops the offer)."""
     from kernelgym.judge.profiles import get_profile
     from kernelgym.judge.timing import TimingConfig
 
     quick = get_profile("quick").with_overrides(cpu_timing=TimingConfig(warmup=1, min_runs=8, max_runs=8,
-                                                                        budget_s=5.0, rel_ci=1.0))
+                                                                        budget_s=5.0, rel_ci=CPU_ANY_CI))
     judge = Judge(device="cpu", cache_dir=tmp_path, sandbox="unsafe")
     plan = BatchPlan(relu_task)
     for _ in range(2):

@@ -456,7 +456,7 @@ class Session:
             self.check_ms.append((time.perf_counter() - self._check_sent) * 1e3)
             self._check_sent = None
         self._own_launches = header.get("own_launches")
-        flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+        flags = integrity_flags(header)
         if flags:
             for name, reason in flags[1:]:
                 self.result.add_flag(str(name), str(reason))
@@ -653,7 +653,7 @@ class Session:
             return times
         self.send(Command.SPANS)
         header = self.expect(Event.SPANS)
-        flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+        flags = integrity_flags(header)
         if flags:
             raise self.reject(str(flags[0][0]), f"while timed: {flags[0][1]}")
         try:
@@ -714,7 +714,7 @@ class Session:
     def _raw_block(self, calls: int) -> list[float]:
         self.send(Command.BLOCK, calls, self._block_seed)
         header = self.expect(Event.TIMING)
-        flags = [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+        flags = integrity_flags(header)
         if flags:
             raise self.reject(str(flags[0][0]), f"while timed: {flags[0][1]}")
         times = header.get("times_ms")
@@ -745,6 +745,12 @@ class Session:
 
 #: what an outlier trial's record says about its inputs
 OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
+
+
+def integrity_flags(header: dict) -> list:
+    """The ``[name, reason]`` pairs a worker's frame reports under ``integrity_flags`` (anything else in it is
+    ignored: the flags are the worker's evidence against the candidate, never its say)."""
+    return [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
 
 
 def _has_floating(values: tuple) -> bool:
