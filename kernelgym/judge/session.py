@@ -527,8 +527,9 @@ class Session:
         nbytes = expected_nbytes(desc)
         if self.worker.sock is not None and nbytes:
             try:
-                buffer = device_transfer.lend_buffer(device_index(self.reference.device), nbytes,
-                                                     release_cached=self.reference.release_cached_memory)
+                with self.step("handover_lend"):  # the handover's parts, for the throughput benchmark
+                    buffer = device_transfer.lend_buffer(device_index(self.reference.device), nbytes,
+                                                         release_cached=self.reference.release_cached_memory)
             except DeviceTransferUnavailable as exc:
                 self.worker.sock.close()  # this process cannot: the file path for the rest of this evaluation
                 self.worker.sock = None
@@ -542,12 +543,14 @@ class Session:
                         buffer.send_fd(self.worker.sock)
                     except OSError as exc:
                         raise ProtocolError(f"the worker did not take its output buffer ({exc})") from exc
-                    self.expect(Event.TENSOR)
-                    self.worker.freeze(True)  # its copy is taken while none of its processes runs
-                    try:
-                        return buffer.take(desc)
-                    finally:
-                        self.worker.freeze(False)
+                    with self.step("handover_worker"):
+                        self.expect(Event.TENSOR)
+                    with self.step("handover_take"):
+                        self.worker.freeze(True)  # its copy is taken while none of its processes runs
+                        try:
+                            return buffer.take(desc)
+                        finally:
+                            self.worker.freeze(False)
         device_transfer.HANDOVERS["file"] += 1
         with OutputFile(transfer_dir(self.worker.xfer, self.worker.scratch, nbytes), nbytes) as out:
             self.postpone(nbytes / TRANSFER_BYTES_PER_S)
