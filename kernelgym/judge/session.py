@@ -17,7 +17,7 @@ import contextlib
 import secrets
 import time
 
-from kernelgym.judge import policy, sandbox
+from kernelgym.judge import policy, sandbox, streams
 from kernelgym.judge.activity import merge as merge_spans
 from kernelgym.judge.admission import GpuAdmission, SlicedHold
 from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
@@ -260,7 +260,8 @@ class Session:
             waited = time.monotonic() - asked
             self.postpone(waited)
             self.waited_s += waited  # reported as gpu_wait, beside the lock's waits, not hidden in start-up
-            self._gpu_stages(n_standard, n_outlier, n_recheck)
+            with streams.own(self.reference.device):  # not behind the other evaluations' work (judge/streams.py)
+                self._gpu_stages(n_standard, n_outlier, n_recheck)
         finally:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
             self.result.durations["gpu_wait"] = round(self.waited_s, 3)
@@ -401,7 +402,9 @@ class Session:
 
     def _reference_outputs(self, seed: int, outlier: int) -> tuple:
         def compute():
-            return self.reference.outputs(self.task, self.init_seed, seed, outlier)
+            refs = self.reference.outputs(self.task, self.init_seed, seed, outlier)
+            streams.settle(self.reference.device)  # whole before a batch-mate on another stream may read them
+            return refs
 
         with self.step("reference"):
             return self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
@@ -606,7 +609,7 @@ class Session:
         cfg = self.reference.timing_config(self.prof)
         # the GPU held alone in slices (admission.SlicedHold): the warm-up and the rounds that follow it within a
         # slice share one exclusive hold, so the other evaluations' steps drain once per slice, not once per round
-        with SlicedHold(lambda: self.gpu(alone=True)) as hold:
+        with SlicedHold(lambda: self.gpu(alone=True)) as hold, streams.default(self.reference.device):
             self._time_in_slices(cfg, hold)
 
     def _time_in_slices(self, cfg, hold: SlicedHold) -> None:
