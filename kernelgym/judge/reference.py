@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from kernelgym.judge import streams
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs
 from kernelgym.judge.numerics import reference_numerics
@@ -163,6 +164,7 @@ class ReferenceSide:
                 except RuntimeError:  # feedback only: a profiler that cannot start never fails an evaluation
                     return {}
 
+            streams.settle(self.device)  # the model built on this thread's stream, whole before the other reads it
             report = PROFILER_THREAD.submit(profile).result()
             self._top_kernels = {key: report.get("top_kernels") or []}  # one task's at a time, like its model
         return self._top_kernels[key]
