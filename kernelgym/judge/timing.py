@@ -5,7 +5,8 @@ device-wide synchronize, a start event, the call, a device-wide synchronize (so 
 waited for), an end event. Warm-up calls come first. Each block runs with a short GIL switch interval and no
 cyclic garbage collection (:func:`quiet_for_timing`), so the thread that times gets the GIL back at once after
 each wait and no collection pauses a call. Calls repeat until the median's 95% confidence half-width
-(:func:`median_ci95`) is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent, never fewer than ``min_runs``.
+(:func:`median_ci95`) is at most ``rel_ci`` of the median, or ``budget_s`` seconds or ``max_runs`` runs are spent,
+never fewer than ``min_runs``.
 The judge interleaves blocks of candidate calls with blocks of reference calls (:func:`alternate`).
 On the CPU the same loop runs with ``time.perf_counter`` and the figures are flagged as not
 meaningful by the caller.
