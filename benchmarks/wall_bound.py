@@ -53,6 +53,8 @@ def row(task_id: str, block: int, result) -> dict:
     reported, bound = spread.get("reported_median_ms"), spread.get("runner_bound_ms")
     return {"task": task_id, "block": block, "status": result.status, "runtime_ms": result.runtime_ms,
             "reported_median_ms": reported, "runner_bound_ms": bound,
+            "runner_fastest_wall_ms": spread.get("runner_fastest_wall_ms"),
+            "runner_overhead_ms": spread.get("runner_overhead_ms"),
             "bound_over_reported": bound / reported if reported and bound is not None else None,
             "message": "" if result.status == "ok" else (result.message or "")[:160]}
 

@@ -105,6 +105,13 @@ def test_the_judge_interleaves_the_reference_then_caches_it_when_the_profile_all
     assert first.status == "ok", first.message
     assert first.runtime_spread["n"] == 9 and first.runtime_spread["baseline_n"] == 9
     assert first.runtime_spread["baseline"] == "interleaved"
+    # the runner's bound is reported with what it was made of, and is exactly what they give
+    from kernelgym.judge.wallclock import lower_bound_ms
+
+    spread = first.runtime_spread
+    assert spread["runner_fastest_wall_ms"] > 0 and spread["runner_overhead_ms"] >= 0
+    assert spread["runner_bound_ms"] == lower_bound_ms(spread["runner_fastest_wall_ms"], spread["runner_overhead_ms"],
+                                                       spread["runner_fastest_block_calls"], on_gpu=False)
     second = judge.evaluate(relu_task, GOOD, profile=caching)
     assert second.runtime_spread["baseline"] == "cached" and second.baseline_ms == first.baseline_ms
     for name in ("quick", "full"):  # both built-in profiles time the reference afresh, beside every candidate

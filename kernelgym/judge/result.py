@@ -19,7 +19,11 @@ trials             list of per-trial correctness records: ``{"trial", "stage" (s
                    finite or raised on those (:data:`kernelgym.judge.inputs.SIGNED_OUTLIERS`), or ``"none"`` when
                    it raised on signed ones too (standard inputs then)
 runtime_ms         candidate forward time: median (ms) or ``None`` when not timed
-runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}``, and the eager reference's: ``"baseline"``
+runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci95_ms``: the median's, see
+                   :func:`kernelgym.judge.timing.median_ci95`); the bounds on its runtime (``"reported_median_ms"``,
+                   ``"runner_bound_ms"`` and what it was made of: ``"runner_fastest_wall_ms"``,
+                   ``"runner_fastest_block_calls"``, ``"runner_overhead_ms"``; ``"compared_floor_ms"``,
+                   ``"compared_calls"``, ``"fastest_check_ms"``); and the eager reference's: ``"baseline"``
                    (``"interleaved"``: timed in blocks alternating with the candidate's in this evaluation;
                    ``"cached"``: from the per-task cache), ``"baseline_ci95_ms"``, ``"baseline_n"``
 baseline_ms        eager PyTorch reference median (ms) on the same device, same method

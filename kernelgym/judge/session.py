@@ -91,6 +91,9 @@ class Session:
         self.candidate_times: list[float] = []
         self.baseline: dict = {}
         self.runner_bound_ms = 0.0
+        #: what the bound was made of (reported for calibration, benchmarks/wall_bound.py): the candidate's fastest
+        #: block's wall time per call by the runner's clock, and the reference's per-call overhead subtracted
+        self.bound_inputs: dict = {}
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
         self._compared_at: list[int] = []  # their indices in self.clock.times
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
@@ -739,6 +742,7 @@ class Session:
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead, calls, on_gpu)
+            self.bound_inputs = {"fastest_wall_ms": fastest, "fastest_block_calls": calls, "overhead_ms": overhead}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
             reason = mismatch(self.clock.median_ms(), bound) or \
                 mismatch(self.clock.median_ms(), checks, "describing a compared call's output took")
