@@ -16,6 +16,8 @@ SLEEP_CYCLES = 2_000_000_000  # about a second at the H200's clock
 def test_a_thread_waiting_for_its_own_work_does_not_wait_for_another_threads_queue():
     from kernelgym.judge import streams
 
+    with streams.own("cuda:0"):  # allocated before the other thread queues anything (no allocation in the race)
+        x = torch.ones(1 << 20, device="cuda:0")
     queued = threading.Event()
 
     def busy():
@@ -24,17 +26,17 @@ def test_a_thread_waiting_for_its_own_work_does_not_wait_for_another_threads_que
             queued.set()
 
     other = threading.Thread(target=busy)
-    started = time.perf_counter()
     other.start()
     queued.wait()
+    started = time.perf_counter()
     with streams.own("cuda:0"):
-        x = torch.ones(1 << 20, device="cuda:0") * 2
+        x.mul_(2)
         streams.settle("cuda:0")
         waited = time.perf_counter() - started
         assert float(x.sum()) == 2.0 * (1 << 20)
     other.join()
-    total = time.perf_counter() - started
-    assert waited < 0.5 * total, (waited, total)  # the other thread's sleep held its own exit, not this settle
+    slept = time.perf_counter() - started
+    assert waited < 0.5 * slept, (waited, slept)  # the other thread's sleep held its own exit, not this settle
 
 
 def test_own_waits_for_its_stream_when_the_block_ends_and_default_waits_before_switching():
