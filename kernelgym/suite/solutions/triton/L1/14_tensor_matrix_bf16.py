@@ -28,22 +28,22 @@ def _set_block_shapes(nargs):
     nargs["c_desc"].block_shape = [nargs["BLOCK_M"], nargs["BLOCK_N"]]
 
 
-def _config(bm, bn, bk, warps, stages, tma):
+def _config(bm, bn, bk, stages, tma, num_warps):
     return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "TMA": tma},
-                         num_warps=warps, num_stages=stages, pre_hook=_set_block_shapes)
+                         num_warps=num_warps, num_stages=stages, pre_hook=_set_block_shapes)
 
 
 #: the earlier fixed config first, then Hopper-sized tiles (shared memory per stage: 128x256x64 48 KB, 128x128x64
 #: 32 KB; 128x128x64 in 3 stages leaves room for two blocks per SM). Each config is one more compilation in every
 #: fresh worker, so the list is short.
 MATMUL_CONFIGS = [
-    _config(128, 128, 64, 8, 3, False),
-    _config(128, 256, 64, 8, 3, False),
-    _config(128, 256, 64, 8, 3, True),
-    _config(128, 256, 64, 8, 4, True),
-    _config(256, 128, 64, 8, 3, True),
-    _config(128, 128, 64, 8, 4, True),
-    _config(128, 128, 64, 8, 3, True),
+    _config(128, 128, 64, 3, False, num_warps=8),
+    _config(128, 256, 64, 3, False, num_warps=8),
+    _config(128, 256, 64, 3, True, num_warps=8),
+    _config(128, 256, 64, 4, True, num_warps=8),
+    _config(256, 128, 64, 3, True, num_warps=8),
+    _config(128, 128, 64, 4, True, num_warps=8),
+    _config(128, 128, 64, 3, True, num_warps=8),
 ]
 
 
