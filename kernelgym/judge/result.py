@@ -25,7 +25,9 @@ runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci9
                    ``"runner_fastest_block_calls"``, ``"runner_overhead_ms"``; ``"compared_floor_ms"``,
                    ``"compared_calls"``, ``"fastest_check_ms"``); and the eager reference's: ``"baseline"``
                    (``"interleaved"``: timed in blocks alternating with the candidate's in this evaluation;
-                   ``"cached"``: from the per-task cache), ``"baseline_ci95_ms"``, ``"baseline_n"``
+                   ``"batch"``: the figure its batch plan's first timed evaluation of the task measured and
+                   confirmed; ``"cached"``: from the per-task cache, under a profile with
+                   ``alternate_baseline=False``), ``"baseline_ci95_ms"``, ``"baseline_n"``
 baseline_ms        eager PyTorch reference median (ms) on the same device, same method
 compile_baseline_ms  torch.compile reference median (ms), when measured
 speedup            baseline_ms / runtime_ms (``None`` if not timed)
