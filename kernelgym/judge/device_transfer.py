@@ -33,6 +33,7 @@ import os
 import socket
 from typing import Any, Callable
 
+from kernelgym.judge import streams
 from kernelgym.judge.transfer import flat_bytes, tensor_from_raw
 
 #: the environment switch that turns the device handover on
@@ -223,7 +224,8 @@ class DeviceBuffer:
         # buffer held (another candidate's outputs for the same seeds, in a batch), and a worker can read its buffer
         # before writing it. A memset at the GPU's bandwidth: about 2 ms for 6 GB
         self.mapping.bytes_view(self.size, device_index).zero_()
-        _settle(device_index)
+        # the evaluation's own stream only (judge/streams.py), not the other evaluations' queued work
+        streams.settle(f"cuda:{device_index}")
 
     def send_fd(self, sock: socket.socket) -> None:
         """Export the allocation as a file descriptor and send it over ``sock`` (the descriptor is closed here
@@ -245,7 +247,7 @@ class DeviceBuffer:
         raw = self.mapping.bytes_view(self.nbytes, self.device_index)
         own = torch.empty(self.nbytes, dtype=torch.uint8, device=raw.device)
         own.copy_(raw)
-        _settle(self.device_index)
+        streams.settle(f"cuda:{self.device_index}")
         return tensor_from_raw(desc, own)
 
     def close(self) -> None:
@@ -259,14 +261,6 @@ class DeviceBuffer:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _settle(device_index: int) -> None:
-    """Runner side: wait for the current stream only, the evaluation's own (:mod:`kernelgym.judge.streams`), not
-    for the other evaluations' work queued on other streams of this process."""
-    import torch
-
-    torch.cuda.current_stream(device_index).synchronize()
 
 
 def lend_buffer(device_index: int, nbytes: int, release_cached: Callable[[], None],
