@@ -543,7 +543,7 @@ class Session:
                 buffer = None
             if buffer is not None:  # else (no device memory even after releasing the cache): a file, this once
                 device_transfer.HANDOVERS["device"] += 1
-                with buffer:
+                try:
                     self.send(Command.SEND_DEVICE)
                     try:
                         buffer.send_fd(self.worker.sock)
@@ -557,6 +557,9 @@ class Session:
                             return buffer.take(desc)
                         finally:
                             self.worker.freeze(False)
+                finally:
+                    with self.step("handover_release"):  # unmapped and released, however the handover ended
+                        buffer.close()
         device_transfer.HANDOVERS["file"] += 1
         with OutputFile(transfer_dir(self.worker.xfer, self.worker.scratch, nbytes), nbytes) as out:
             self.postpone(nbytes / TRANSFER_BYTES_PER_S)
