@@ -415,7 +415,7 @@ class Judge:
         res.runtime_ms = max(summary["median_ms"], session.runner_bound_ms, compared_floor)
         res.runtime_spread = {**{k: summary[k] for k in ("iqr_ms", "ci95_ms", "n")},
                               "reported_median_ms": summary["median_ms"], "runner_bound_ms": session.runner_bound_ms,
-                              **{f"runner_{k}": v for k, v in session.bound_inputs.items()},
+                              **session.bound_inputs,
                               "compared_floor_ms": compared_floor, "compared_calls": len(session.compared_ms),
                               "fastest_check_ms": min(session.check_ms) if session.check_ms else None,
                               "baseline": base.get("how"), "baseline_ci95_ms": base.get("ci95_ms"),

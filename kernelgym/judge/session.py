@@ -745,7 +745,8 @@ class Session:
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead, calls, on_gpu)
-            self.bound_inputs = {"fastest_wall_ms": fastest, "fastest_block_calls": calls, "overhead_ms": overhead}
+            self.bound_inputs = {"runner_fastest_wall_ms": fastest, "runner_fastest_block_calls": calls,
+                                 "runner_overhead_ms": overhead}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
             reason = mismatch(self.clock.median_ms(), bound) or \
                 mismatch(self.clock.median_ms(), checks, "describing a compared call's output took")
