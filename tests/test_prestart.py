@@ -122,6 +122,7 @@ def test_thread_pools_and_collection_close_their_spares(tmp_path, relu_task, tes
         results = pool.evaluate_many([(relu_task, GOOD), (relu_task, candidate(expr="x"))] * 2)
         assert [r.status for r in results] == ["ok", "incorrect"] * 2
         assert sum(j.launcher.stats["spares_used"] for j in pool._judges.all()) >= 1
+        assert len({id(j.launcher.spares) for j in pool._judges.all()}) == 1  # one set of spares for the pool
     assert worker_processes() == []
     stats = collect(lambda obs: GOOD, test_tasks.select(ids=[relu_task.id]), tmp_path / "ep.jsonl", samples=2,
                     device="cpu", jobs=2, cache_dir=tmp_path, progress=False, parquet=False)
@@ -192,3 +193,86 @@ def test_workers_can_be_started_in_a_forked_child():
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0
+
+
+@needs_namespaces
+def test_judges_of_a_pool_share_their_spares_oldest_first(tmp_path, relu_task):
+    """A pool's judges take from one set of spares: a judge whose candidates come fast takes a spare that another
+    judge's evaluation started, and closing one judge gives up only the spares it asked for."""
+    from kernelgym.judge.launch import SpareWorkers
+    from kernelgym.judge.runner import Judge
+
+    shared = SpareWorkers()
+    a, b = (Judge(device="cpu", cache_dir=tmp_path, static_checks=False, prestart_workers=1, spare_workers=shared)
+            for _ in range(2))
+    try:
+        assert a.evaluate(relu_task, GOOD).status == "ok"
+        started_by_a = a.idle_worker_pids()
+        assert len(started_by_a) == 1
+        result = b.evaluate(relu_task, candidate(expr="x"))  # b asks for its spare too, and takes a's first
+        assert result.status == "incorrect", result.message
+        assert b.launcher.stats["spares_used"] == 1 and result.durations["startup"] < 1.0
+        assert started_by_a[0] not in b.idle_worker_pids()  # it ran b's candidate
+        spares = b.idle_worker_pids()
+        assert len(spares) == 2 and a.idle_worker_pids() == spares
+        assert worker_processes(idle_groups=spares) == []  # nothing that ran candidate code is left
+        a.close()
+        assert b.idle_worker_pids() == spares[:1]  # the older spare stays for b; the younger is killed
+        assert b.evaluate(relu_task, GOOD).status == "ok"
+        assert b.launcher.stats["spares_used"] == 2 and len(b.idle_worker_pids()) == 1
+    finally:
+        a.close()
+        b.close()
+    assert shared.pids() == [] and wait_until_gone() == []
+
+
+@needs_namespaces
+def test_judges_that_start_workers_differently_cannot_share_spares(tmp_path):
+    from kernelgym.judge.launch import SpareWorkers
+    from kernelgym.judge.runner import Judge
+
+    shared = SpareWorkers()
+    Judge(device="cpu", cache_dir=tmp_path / "a", prestart_workers=1, spare_workers=shared)
+    with pytest.raises(ValueError, match="start them alike"):  # another cache folder, hidden from its workers
+        Judge(device="cpu", cache_dir=tmp_path / "b", prestart_workers=1, spare_workers=shared)
+    Judge(device="cpu", cache_dir=tmp_path / "a", prestart_workers=1, spare_workers=shared)  # alike: admitted
+    assert shared.pids() == []  # no worker is started before a judge needs one
+
+
+def test_spares_shared_by_threads_are_started_once_and_given_up_youngest_first():
+    """:class:`SpareWorkers` under concurrent top-ups: as many spares as asked for, none started twice over; fewer
+    asked for kills the youngest; a dead spare is thrown away, never handed out."""
+    import threading
+    from types import SimpleNamespace
+
+    from kernelgym.judge.launch import SpareWorkers
+
+    started, discarded = [], []
+    lock = threading.Lock()
+
+    def start():
+        time.sleep(0.01)  # long enough for the threads' top-ups to overlap
+        with lock:
+            n = len(started)
+            spare = SimpleNamespace(proc=SimpleNamespace(pid=1000 + n), alive=lambda: n != 1,
+                                    discard=lambda: discarded.append(1000 + n))
+            started.append(spare)
+        return spare
+
+    shared = SpareWorkers()
+    shared.attach(3)
+    threads = [threading.Thread(target=shared.top_up, args=(start,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(started) == 3 and sorted(shared.pids()) == [1000, 1001, 1002] and discarded == []
+    first, dead = shared.pop_oldest()
+    assert first.proc.pid == 1000 and dead == 0 and 1000 not in shared.pids()
+    spare, dead = shared.pop_oldest()  # 1001 died while waiting
+    assert spare.proc.pid == 1002 and dead == 1 and discarded == [1001]
+    shared.top_up(start)
+    shared.top_up(start)
+    assert shared.pids() == [1003, 1004, 1005]
+    shared.detach(2)
+    assert shared.pids() == [1003] and discarded == [1001, 1005, 1004]

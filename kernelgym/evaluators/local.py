@@ -24,15 +24,16 @@ ABORT_POLL_S = 0.1
 
 class ThreadJudges:
     """One :class:`~kernelgym.judge.runner.Judge` per thread (a Judge evaluates one candidate at a time), made on
-    first use with ``judge_kwargs``; on a GPU each keeps :data:`~kernelgym.judge.launch.POOL_SPARES` workers
+    first use with ``judge_kwargs``; on a GPU each asks for :data:`~kernelgym.judge.launch.POOL_SPARES` workers
     started ahead, on the CPU one (there the cores, not the start-up, bound a pool), unless the kwargs say otherwise.
-    :meth:`close` stops every one's spare workers. Thread-safe."""
+    The judges share their spares (one :class:`~kernelgym.judge.launch.SpareWorkers`): whichever judge needs a
+    worker takes the oldest spare of them all. :meth:`close` stops every spare. Thread-safe."""
 
     def __init__(self, **judge_kwargs):
-        from kernelgym.judge.launch import POOL_SPARES
+        from kernelgym.judge.launch import POOL_SPARES, SpareWorkers
 
         spares = 1 if judge_kwargs.get("device") == "cpu" else POOL_SPARES
-        self.judge_kwargs = {"prestart_workers": spares, **judge_kwargs}
+        self.judge_kwargs = {"prestart_workers": spares, "spare_workers": SpareWorkers(), **judge_kwargs}
         self._local = threading.local()
         self._lock = threading.Lock()
         self._made: list = []

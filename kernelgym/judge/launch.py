@@ -11,7 +11,8 @@ sandbox namespaces like any worker, so taking it instead of starting a worker ch
 moves the start-up off the critical path. On the H200 a worker's start-up is several seconds, several times one small
 task's evaluation, so one spare is not ready in time when evaluations follow each other: keep two or three. A spare
 that died while waiting is discarded and a worker started on the spot; a spare whose judge process dies reads
-end-of-file on its stdin and exits.
+end-of-file on its stdin and exits. The judges of one pool share their spares (:class:`SpareWorkers`): a spare
+belongs to no candidate and no judge until it is taken, so which judge takes it changes nothing either.
 
 Spares are kept only where the workers run in the sandbox (:mod:`kernelgym.judge.sandbox`). Without it, the spare
 for the next candidate would run beside the current one as the same user, in the same PID namespace, and a
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import functools
 import os
 import re
 import shutil
@@ -183,6 +185,13 @@ class StartedWorker:
             self.log_fd = -1
 
 
+def _recipe_of(env_for: Callable) -> tuple:
+    """What ``env_for`` makes, as a comparable value: a :func:`functools.partial`'s function and arguments."""
+    if isinstance(env_for, functools.partial):
+        return env_for.func, env_for.args, tuple(sorted(env_for.keywords.items()))
+    return (env_for,)
+
+
 class WorkerLauncher:
     """Starts workers (``python -m kernelgym.judge.worker RESULT_FD``) for one judge, one evaluation at a time.
 
@@ -197,13 +206,17 @@ class WorkerLauncher:
             argument. The runner's end never reads and never blocks.
         hidden: folders no worker may see although a bound folder covers them, besides the runner's home and
             working folder (:func:`kernelgym.judge.sandbox.hidden_paths`): the judge's cache.
+        spares: take spares from, and top up, this :class:`SpareWorkers` shared with other launchers of the same
+            :attr:`recipe` (a pool's judges); default: a set of its own.
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
-    :meth:`close` kills the spares. Not thread-safe, like the judge that owns it.
+    :meth:`close` kills the spares it asked for. Not thread-safe, like the judge that owns it (its shared
+    :class:`SpareWorkers` is).
     """
 
     def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap",
-                 prestart: bool | int = False, fd_socket: bool = False, hidden: tuple = ()):
+                 prestart: bool | int = False, fd_socket: bool = False, hidden: tuple = (),
+                 spares: "SpareWorkers | None" = None):
         sandbox.require(sandbox_mode)
         if not isinstance(prestart, int) or prestart < 0:  # bool is an int: True is one spare
             raise ValueError(f"prestart must be a bool or a count of spare workers >= 0, not {prestart!r}")
@@ -212,27 +225,29 @@ class WorkerLauncher:
         self.fd_socket = fd_socket
         self.hidden = tuple(hidden)
         self.spares_wanted = int(prestart) if self.sandboxed else 0
-        self._spares: collections.deque[StartedWorker] = collections.deque()
+        self.spares = spares if spares is not None else SpareWorkers()
+        #: how this launcher starts workers; launchers sharing :attr:`spares` must agree on it
+        self.recipe = (self.sandboxed, self.fd_socket, self.hidden, _recipe_of(env_for))
+        self._attached = False  # its spares_wanted counted in :attr:`spares`
+        if self.spares_wanted:
+            self.spares.bind(self.recipe)
         self.stats = {"started": 0, "spares_used": 0, "spares_dead": 0}
 
     def take(self, writable: list[Path] | None = None) -> StartedWorker:
         """A fresh worker that has run nothing yet, which may also write ``writable`` (then never a spare): the
         oldest live spare when there is one, else one started now; then the spares are topped up."""
-        if writable:
+        if writable or not self.spares_wanted:
             return self.start(writable)
-        worker = None
-        while worker is None and self._spares:
-            worker = self._spares.popleft()
-            if not worker.alive():
-                self.stats["spares_dead"] += 1
-                worker.discard()
-                worker = None
+        if not self._attached:
+            self.spares.attach(self.spares_wanted)
+            self._attached = True
+        worker, dead = self.spares.pop_oldest()
+        self.stats["spares_dead"] += dead
         if worker is None:
             worker = self.start()
         else:
             self.stats["spares_used"] += 1
-        while len(self._spares) < self.spares_wanted:
-            self._spares.append(self.start())
+        self.spares.top_up(self.start)
         return worker
 
     def start(self, writable: list[Path] | None = None) -> StartedWorker:
@@ -271,10 +286,96 @@ class WorkerLauncher:
         return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed, ours)
 
     def idle_pids(self) -> list[int]:
-        """Process-group ids of the idle spares (they have run no candidate code), for leftover accounting."""
-        return [spare.proc.pid for spare in self._spares]
+        """Process-group ids of the idle spares (they have run no candidate code), for leftover accounting: all of
+        the shared :class:`SpareWorkers`' when the launcher takes from one."""
+        return self.spares.pids()
 
     def close(self) -> None:
-        """Kill and clean up every spare."""
-        while self._spares:
-            self._spares.popleft().discard()
+        """Give up this launcher's spares: kill them all, or, where the spares are shared, as many as it asked
+        for (the youngest first). A later :meth:`take` asks for them again."""
+        if self._attached:
+            self._attached = False
+            self.spares.detach(self.spares_wanted)
+
+
+class SpareWorkers:
+    """Spare workers that several launchers take from, oldest first: the judges of one pool
+    (:class:`~kernelgym.evaluators.local.ThreadJudges`). Thread-safe.
+
+    A pool's evaluations do not follow each other at one pace per thread: a thread whose candidates fail to compile
+    finishes one every 2-3 s, while on the H200 a worker's start-up under load took up to 8.7 s, so a thread's own
+    two spares ran dry (batch B at dd9beaa: 20 of 128 evaluations waited more than 5 s for a worker,
+    docs/BENCHMARKS.md) while other threads' spares waited unused. Shared, the spares are as many as the launchers
+    asked for together, and each is taken as the oldest of them all, so its start-up had the whole pool's pace to
+    finish in.
+
+    Every launcher that takes from one set must start its workers alike (:attr:`WorkerLauncher.recipe`: the same
+    sandbox, environment, handover socket and hidden folders): a spare has no owner, and its view of the file system
+    is fixed when it starts. A launcher with another recipe is refused when it is made (``ValueError``).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._spares: collections.deque[StartedWorker] = collections.deque()
+        self._wanted = 0
+        self._starting = 0
+        self._recipe: tuple | None = None
+
+    def bind(self, recipe: tuple) -> None:
+        """Admit a launcher of ``recipe``: the first one sets it, another recipe is a ``ValueError``."""
+        with self._lock:
+            if self._recipe is not None and recipe != self._recipe:
+                raise ValueError("judges that share spare workers must start them alike (the same sandbox, device, "
+                                 "cache folder and output handover)")
+            self._recipe = recipe
+
+    def attach(self, count: int) -> None:
+        """Ask for ``count`` more spares (started by :meth:`top_up`)."""
+        with self._lock:
+            self._wanted += count
+
+    def detach(self, count: int) -> None:
+        """Ask for ``count`` fewer spares; the youngest beyond the new number are killed now."""
+        surplus = []
+        with self._lock:
+            self._wanted = max(0, self._wanted - count)
+            while len(self._spares) > self._wanted:
+                surplus.append(self._spares.pop())
+        for spare in surplus:
+            spare.discard()
+
+    def pop_oldest(self) -> tuple[StartedWorker | None, int]:
+        """The oldest live spare (``None`` when there is none) and how many dead ones were thrown away first."""
+        dead = []
+        worker = None
+        with self._lock:
+            while worker is None and self._spares:
+                worker = self._spares.popleft()
+                if not worker.alive():
+                    dead.append(worker)
+                    worker = None
+        for spare in dead:
+            spare.discard()
+        return worker, len(dead)
+
+    def top_up(self, start: Callable[[], StartedWorker]) -> None:
+        """Start spares with ``start`` until there are as many (started or starting) as asked for."""
+        with self._lock:
+            missing = self._wanted - len(self._spares) - self._starting
+            self._starting += max(0, missing)
+        for _ in range(max(0, missing)):
+            worker = None
+            try:
+                worker = start()
+            finally:
+                with self._lock:
+                    self._starting -= 1
+                    keep = worker is not None and len(self._spares) < self._wanted
+                    if keep:
+                        self._spares.append(worker)
+            if worker is not None and not keep:  # asked for fewer while it started
+                worker.discard()
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [spare.proc.pid for spare in self._spares]

@@ -99,6 +99,9 @@ class Judge:
         prestart_workers: keep fresh sandboxed workers started ahead (``True``: one; an int: that many), so a
             worker's start-up, its CUDA context included, is off the critical path; isolation is unchanged
             (:mod:`.launch`). They live until :meth:`close`.
+        spare_workers: take the spares from this :class:`~kernelgym.judge.launch.SpareWorkers`, shared with other
+            judges made with the same arguments (a pool's: :class:`~kernelgym.evaluators.local.ThreadJudges`), so
+            whichever judge needs a worker next gets the oldest spare of them all; default: spares of its own.
         device_transfer: on a GPU, hand outputs over in device memory (:mod:`.device_transfer`) instead of host
             files; default on unless ``$KERNELGYM_DEVICE_TRANSFER`` is ``"0"`` (:func:`.device_transfer.enabled`).
     """
@@ -106,7 +109,7 @@ class Judge:
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
                  sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False,
-                 device_transfer: bool | None = None, timing_method: str | None = None):
+                 device_transfer: bool | None = None, timing_method: str | None = None, spare_workers=None):
         self.device = device or default_device()
         self.on_cpu = self.device == "cpu"
         # a misspelt method (or KERNELGYM_TIMING_METHOD) fails here, not in the first timed block
@@ -131,7 +134,7 @@ class Judge:
         # without the driver's API the outputs take the file path from the start, and reservations count 3 copies
         self.device_transfer = handover and not self.on_cpu and device_transfer_available()
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer,
-                                       hidden=(self.cache_dir,))
+                                       hidden=(self.cache_dir,), spares=spare_workers)
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)
         weakref.finalize(self, self.launcher.close)
@@ -379,7 +382,8 @@ class Judge:
             self._builder.abort()
 
     def close(self) -> None:
-        """Stop the spare worker, if any. The judge stays usable (the next evaluation starts a worker)."""
+        """Stop the spare workers it asked for, if any. The judge stays usable (the next evaluation starts a
+        worker, and asks for its spares again)."""
         self.launcher.close()
         if self._builder is not None:
             self._builder.close()
