@@ -108,10 +108,54 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     assert flag in names(source)
 
 
+@pytest.mark.parametrize("source, flag", [
+    # a forbidden built-in reached without calling it by its name (found by a red-team helper, 2026-12-05)
+    (candidate(pre="run = exec"), "forbidden_call"),
+    (candidate(pre="[eval][0]('1')"), "forbidden_call"),
+    (candidate(pre="f = list(map(getattr, [x], ['shape']))"), "forbidden_call"),
+    (candidate(extra="def helper(g=getattr):\n    return g"), "forbidden_call"),
+    (candidate(extra="class Holder:\n    g = vars"), "forbidden_call"),
+    (candidate(pre="f = (lambda: compile)()"), "forbidden_call"),
+    # modules outside the allowlist, whatever they are: string.Formatter().get_field is getattr on a string
+    (candidate(imports="import string"), "forbidden_import"),
+    (candidate(imports="import timeit"), "forbidden_import"),
+    (candidate(imports="from pkgutil import resolve_name"), "forbidden_import"),
+    (candidate(imports="from . import sibling"), "forbidden_import"),
+    # eval of strings inside allowed modules, and raw memory
+    (candidate(imports="import typing", pre="h = typing.get_type_hints(ModelNew.forward)"), "forbidden_attribute"),
+    (candidate(imports="from typing import get_type_hints"), "forbidden_import"),
+    (candidate(imports="import numpy as np", pre="v = np.lib.stride_tricks.as_strided"), "forbidden_attribute"),
+    (candidate(extra="import functools\n@functools.singledispatch\ndef f(a):\n    pass\n"
+                     "@f.register\ndef _(a: \"__import__('sys')\"):\n    pass"), "forbidden_call"),
+    (candidate(extra="def f(a: 'not an expression at all'):\n    pass"), "forbidden_annotation"),
+    # the interpreter's machinery through dunders and frames, modules kept under private names
+    (candidate(pre="b = len.__self__"), "forbidden_attribute"),
+    (candidate(pre="g = (i for i in ()).gi_frame"), "forbidden_attribute"),
+    (candidate(extra="class P:\n    def __reduce_ex__(self, protocol):\n        return (print, ())"), "forbidden_hook"),
+    (candidate(extra="def __getattr__(name):\n    return name"), "forbidden_hook"),
+    (candidate(imports="import collections", pre="s = collections._sys"), "forbidden_attribute"),
+    (candidate(imports="from collections import _sys"), "forbidden_import"),
+    # unpickling, and native code in a Triton candidate
+    (candidate(pre="w = torch.load('w.pt', weights_only=False)"), "forbidden_call"),
+    (candidate(imports="from torch.utils.cpp_extension import load_inline"), "forbidden_import"),
+    (candidate(pre="torch.ops.load_library('x.so')"), "forbidden_attribute"),
+    (candidate(pre="g = torch.fx.Graph()"), "forbidden_module_alias"),
+])
+def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
+    assert flag in names(source)
+
+
 @pytest.mark.parametrize("source", [
     candidate(pre='self.register_buffer("scale", torch.ones(1))'),
     candidate(imports="from torch.nn.modules.utils import _pair", pre="k = _pair(3)"),
     candidate(pre="k = torch.nn.modules.utils._pair(3)"),
+    # a variable of its own named like a built-in is not the built-in
+    candidate(extra="def scale(input, vars=2):\n    return input * vars"),
+    candidate(imports="import math\nimport numpy as np\nfrom typing import Optional\nfrom functools import lru_cache",
+              extra="@lru_cache(maxsize=None)\ndef blocks(n: Optional[int] = None) -> 'int':\n"
+                    "    return int(math.ceil(np.sqrt(n or 1)))"),
+    candidate(extra="class Config:\n    def __init__(self):\n        self._warps = 4\n"
+                    "    def __repr__(self):\n        return f'{type(self).__name__}({self._warps})'"),
 ])
 def test_lookalikes_of_forbidden_names_are_not_flagged(source):
     assert names(source) == set()

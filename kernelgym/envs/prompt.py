@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from kernelgym.judge.guards import ALLOWED_MODULES
 from kernelgym.tasks import Task
 
 BACKEND_GUIDE = {
@@ -12,6 +13,12 @@ BACKEND_GUIDE = {
     "cuda": ("Write CUDA kernels and build them with `torch.utils.cpp_extension.load_inline` (one `__global__` "
              "kernel or more). Use torch only to allocate outputs and for views."),
 }
+
+
+#: the static rules a policy trips most easily, stated up front (kernelgym/judge/guards.py has them all)
+RULES = ("Import only from " + ", ".join(sorted(m for m in ALLOWED_MODULES if not m.startswith("_"))) + "; no "
+         "try/except, global state, threads, streams, dynamic code (eval, exec, getattr, ...), dunder attributes other "
+         "than __init__, private attributes of modules.")
 
 
 def render_prompt(task: Task, hardware: dict, backend: str, feedback: str, turn: int, max_turns: int) -> str:
@@ -23,6 +30,7 @@ def render_prompt(task: Task, hardware: dict, backend: str, feedback: str, turn:
         f"`Model` below with `class ModelNew(nn.Module)`: same constructor and forward signatures, same parameters "
         f"created in the same order, outputs within atol={task.atol:g}, rtol={task.rtol:g} of the reference.",
         BACKEND_GUIDE[backend],
+        RULES,
         "Answer with one complete Python file in a ```python block.",
         "Reference program:\n```python\n" + task.source.strip() + "\n```",
         f"Hardware: {hw}",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import re
+import symtable
 
 from kernelgym.judge import policy
 from kernelgym.parsing import parse
@@ -55,6 +56,18 @@ FORBIDDEN_MODULES = {
     "tracemalloc",
     # torch internals that register operators, override or intercept dispatch, fake tensors, or fetch code
     "torch._C", "torch.library", "torch.overrides", "torch.utils._python_dispatch", "torch._subclasses", "torch.hub",
+    # torch and Triton parts that generate and exec Python, unpickle, or compile and load native code from a string
+    "torch.fx", "torch.package", "triton.backends", "triton.runtime.build",
+}
+#: The only top-level modules a candidate may import (a submodule too, unless it is forbidden above). Everything
+#: else is refused whatever it is: the standard library is full of modules that turn a string into code or an
+#: object (``string.Formatter().get_field`` is getattr on a dotted string, ``timeit`` and ``cProfile`` run code
+#: strings, ``pkgutil.resolve_name`` imports, ``logging.config`` builds objects by name), and a denylist of them
+#: was found leaking by a red-team helper (2026-12-05).
+ALLOWED_MODULES = {
+    "torch", "triton", "numpy", "math", "cmath", "numbers", "typing", "functools", "itertools", "collections",
+    "dataclasses", "enum", "abc", "copy", "random", "statistics", "fractions", "decimal", "heapq", "bisect",
+    "time", "warnings", "__future__",
 }
 #: The last part of each forbidden module's name, and ``modules`` (``sys.modules``): as an attribute
 #: (``torch.sys``, ``np.os``, ``triton.runtime.jit.inspect``) or any part of an import, it reaches that module
@@ -72,7 +85,28 @@ FORBIDDEN_ATTRS = {
     "Stream", "stream", "ExternalStream", "set_stream", "current_stream", "Event", "Graph", "CUDAGraph", "graph",
     "Thread", "Process", "Pool", "fork", "_fork", "system", "popen", "kill", "exit", "_exit", "abort",
     "cudaAccessPolicyWindow", "set_per_process_memory_fraction",
+    # frames and what holds them: a frame's builtins, globals and callers are the worker's
+    "_getframe", "f_builtins", "f_code", "f_trace", "tb_frame", "tb_next", "gi_frame", "cr_frame", "ag_frame",
+    # strings turned into code or objects by allowed modules: typing evaluates string annotations with eval(),
+    # numpy reads and writes raw memory past a buffer
+    "get_type_hints", "ForwardRef", "_eval_type", "evaluate_forward_ref", "get_field", "Formatter",
+    "stride_tricks", "ctypeslib", "f2py", "distutils",
+    # native code loaded or built from a string (CUDA candidates build theirs with load_inline, see _check_backend)
+    "load_library", "compile_module_from_src",
 }
+#: Dunder attributes kernel code may use (``super().__init__()``); any other, read or defined, reaches the
+#: interpreter's machinery (``len.__self__`` is the builtins module, ``__reduce_ex__`` runs at pickling, ...).
+ALLOWED_DUNDER_ATTRS = {"__init__", "__name__", "__qualname__", "__doc__"}
+#: Dunder methods a candidate's classes may define: construction, printing, container and context protocols.
+#: Others are called by the interpreter or libraries on their own (pickling, formatting, attribute lookup,
+#: subclassing, descriptors).
+ALLOWED_DUNDER_METHODS = {"__init__", "__post_init__", "__repr__", "__str__", "__len__", "__iter__", "__next__",
+                          "__getitem__", "__contains__", "__enter__", "__exit__", "__call__"}
+#: Private helpers of torch's that honest convolution code imports (``from torch.nn.modules.utils import _pair``);
+#: every other private name of a module is refused (:func:`_check_private_module_attributes`).
+ALLOWED_PRIVATE_NAMES = {"_pair", "_single", "_triple", "_quadruple", "_ntuple"}
+#: Keyword arguments that make a loader unpickle, which runs whatever callable the data names.
+PICKLE_KEYWORDS = {"weights_only", "allow_pickle", "pickle_module"}
 #: Attribute names that install code to run later: module/tensor/autograd hooks (also the ``_forward_hooks`` dicts
 #: themselves), torch function and dispatch modes and their switches, private ``_register_*`` registries (the
 #: public ``register_buffer``/``register_parameter`` stay allowed), and the interpreter's trace/except hooks.
@@ -139,13 +173,42 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     if "\0" in source:
         return flags  # not parseable: what the tokenizer would make of it is moot
     tree = parse(source)
+    annotations = _string_annotations(tree)
+    if annotations:  # evaluated as code by whoever asks for the type hints (functools.singledispatch does)
+        try:
+            tree = parse(source + "\n" + "\n".join(f"({text})" for text in annotations))
+        except SyntaxError:
+            _flag(flags, "forbidden_annotation", "has a string annotation that is not a Python expression")
+        else:
+            source = ast.unparse(tree)
     _check_imports(tree, flags)
+    _check_builtin_references(source, flags)
     _check_calls_and_attrs(tree, flags)
+    _check_private_module_attributes(tree, flags)
     _check_aliases_and_hooks(tree, flags)
     _check_structure(tree, flags)
     _check_monkeypatching(tree, flags)
     _check_backend(tree, source, backend, flags)
     return flags
+
+
+def _string_annotations(tree: ast.Module) -> list[str]:
+    """The annotations written as strings: the interpreter keeps them as text, and ``typing.get_type_hints`` (also
+    through ``functools.singledispatch``) evaluates them in the module's globals, so they are checked as code."""
+    found = []
+    for node in ast.walk(tree):
+        notes = []
+        if isinstance(node, ast.arg):
+            notes = [node.annotation]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            notes = [node.returns]
+        elif isinstance(node, ast.AnnAssign):
+            notes = [node.annotation]
+        for note in notes:
+            for sub in ast.walk(note) if note is not None else ():
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    found.append(sub.value)
+    return found
 
 
 def _check_text(source: str, flags: list) -> None:
@@ -170,15 +233,41 @@ def _check_imports(tree: ast.Module, flags: list) -> None:
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                _flag(flags, "forbidden_import", "uses a relative import: a candidate is a file of its own")
+                continue
             names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
         for name in names:
             parts = name.split(".")
             hit = next((p for p in parts if p in MODULE_ALIASES and p != "modules"), None)  # nn.modules.utils
             if hit:
                 _flag(flags, "forbidden_import", f"imports {name!r}: kernels may not use {hit}")
-            elif isinstance(node, ast.ImportFrom) and name != (node.module or "") \
-                    and (parts[-1] in FORBIDDEN_ATTRS or HOOK_ATTR.search(parts[-1])):
-                _flag(flags, "forbidden_import", f"imports {name!r}: a forbidden attribute or hook")
+            elif parts[0] not in ALLOWED_MODULES:
+                _flag(flags, "forbidden_import", f"imports {name!r}: kernels may import only "
+                                                 f"{', '.join(sorted(m for m in ALLOWED_MODULES if m[0] != '_'))}")
+            elif isinstance(node, ast.ImportFrom) and name != (node.module or "") and parts[0] != "__future__" \
+                    and (parts[-1] in FORBIDDEN_ATTRS or HOOK_ATTR.search(parts[-1]) or parts[-1] in FORBIDDEN_CALLS
+                         or parts[-1].startswith("_") and parts[-1] not in ALLOWED_PRIVATE_NAMES):
+                _flag(flags, "forbidden_import", f"imports {name!r}: a forbidden, private or hook attribute")
+
+
+def _check_builtin_references(source: str, flags: list) -> None:
+    """Any reference to a forbidden built-in (:data:`FORBIDDEN_CALLS`), not only a call by its name: ``run = exec``,
+    ``[eval][0](...)``, ``map(getattr, ...)`` and ``def f(g=getattr)`` reach it just as well. A name the candidate
+    binds itself (a variable called ``input``) is not the built-in; scopes are Python's own (:mod:`symtable`)."""
+    top = symtable.symtable(source, "candidate.py", "exec")
+    module_names = {sym.get_name() for sym in top.get_symbols()
+                    if sym.is_assigned() or sym.is_imported() or sym.is_namespace() or sym.is_parameter()}
+    todo = [top]
+    while todo:
+        table = todo.pop()
+        todo.extend(table.get_children())
+        for sym in table.get_symbols():
+            name = sym.get_name()
+            if name in FORBIDDEN_CALLS and name not in module_names and sym.is_referenced() \
+                    and (table is top or sym.is_global()):
+                _flag(flags, "forbidden_call", f"uses {name}: dynamic code and attribute access are not allowed, "
+                                               f"under any name")
 
 
 def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
@@ -193,6 +282,10 @@ def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in HOOK_METHODS:
             _flag(flags, "forbidden_hook", f"defines {node.name}: torch or the interpreter would call it when the "
                                            f"judge reads or drops an output")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_dunder(node.name) \
+                and node.name not in ALLOWED_DUNDER_METHODS:
+            _flag(flags, "forbidden_hook", f"defines {node.name}: the interpreter or a library would call it on its "
+                                           f"own (allowed: {', '.join(sorted(ALLOWED_DUNDER_METHODS))})")
 
 
 def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
@@ -220,15 +313,39 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
                                                                  "sort", "argsort", "conv2d"} \
                     and head.split(".")[0] not in {"tl", "triton"}:
                 _flag(flags, "torch_fallback", f"calls .{func.attr}(): the main work must be done by your own kernels")
+            for kw in node.keywords:
+                if kw.arg in PICKLE_KEYWORDS:
+                    _flag(flags, "forbidden_call", f"passes {kw.arg}=: unpickling runs whatever the data names")
         elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRS:
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: streams, graphs, processes, exits and "
                                                 f"interpreter internals are not allowed")
+        elif isinstance(node, ast.Attribute) and _is_dunder(node.attr) and node.attr not in ALLOWED_DUNDER_ATTRS:
+            _flag(flags, "forbidden_attribute", f"uses .{node.attr}: dunder attributes other than "
+                                                f"{', '.join(sorted(ALLOWED_DUNDER_ATTRS))} reach interpreter internals")
         elif isinstance(node, ast.Name) and node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
             _flag(flags, "forbidden_attribute", f"uses {node.id}")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             _flag(flags, "torch_fallback", "uses the @ operator: matrix products must run in your own kernels")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             _flag(flags, "global_state", "uses global/nonlocal state: outputs may not be cached across calls")
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _check_private_module_attributes(tree: ast.Module, flags: list) -> None:
+    """A private attribute reached from an imported module (``collections._sys``, ``np._core``): libraries keep
+    the modules they use under private names (``import sys as _sys``), out of the alias rule's sight."""
+    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr) \
+                and node.attr not in ALLOWED_PRIVATE_NAMES:
+            root = _dotted(node).split(".")[0]
+            if root in imported:
+                _flag(flags, "forbidden_attribute", f"uses {_dotted(node)}: private attributes of modules are not "
+                                                    f"allowed")
 
 
 _PATCHABLE_ROOTS = {"torch", "triton", "tl", "nn", "F", "time", "np", "numpy", "math", "builtins", "kernelgym"}
@@ -286,6 +403,11 @@ def _check_backend(tree: ast.Module, source: str, backend: str, flags: list) -> 
                      for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for d in n.decorator_list)
         if not jitted:
             _flag(flags, "no_kernel", "defines no @triton.jit kernel: the triton backend needs one")
+        if any(isinstance(n, ast.Attribute) and n.attr in ("cpp_extension", "load_inline") for n in ast.walk(tree)) \
+                or any(isinstance(n, ast.ImportFrom) and "cpp_extension" in (n.module or "") or isinstance(n, ast.Import)
+                       and any("cpp_extension" in a.name for a in n.names) for n in ast.walk(tree)):
+            _flag(flags, "forbidden_import", "uses torch.utils.cpp_extension: native code belongs to the cuda "
+                                             "backend, a triton candidate's kernels are Triton")
     elif backend == "cuda":
         if "load_inline" not in source:
             _flag(flags, "no_kernel", "never calls torch.utils.cpp_extension.load_inline: the cuda backend needs it")

@@ -17,6 +17,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 {imports}
+{extra}
 
 @triton.jit
 def scaled_relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
@@ -42,9 +43,11 @@ class ModelNew(nn.Module):
 '''
 
 
-def candidate(expr="tl.maximum(x, 0.0) * 2.0 + 1.0", pre="pass", out_shape="x.shape", ret="y", imports=""):
-    """A candidate program for the scaled-relu test task, with parts replaced to make it misbehave."""
-    return KERNEL_TEMPLATE.format(expr=expr, pre=pre, out_shape=out_shape, ret=ret, imports=imports)
+def candidate(expr="tl.maximum(x, 0.0) * 2.0 + 1.0", pre="pass", out_shape="x.shape", ret="y", imports="",
+              extra=""):
+    """A candidate program for the scaled-relu test task, with parts replaced to make it misbehave (``extra``:
+    module-level code after the imports)."""
+    return KERNEL_TEMPLATE.format(expr=expr, pre=pre, out_shape=out_shape, ret=ret, imports=imports, extra=extra)
 
 
 GOOD = candidate()
@@ -215,6 +218,20 @@ if self.calls > 9:
         W.send = send
         W._forged = True
 return launch(x)'''), imports="import sys\nimport time", init="self.calls = 0"), "rejected", "judge's clock"),
+    # the same forgery with the static checks on, reaching the worker's module past the name rules (a red-team
+    # helper, 2026-12-05): a forbidden built-in under another name, getattr from a string, eval of an annotation
+    "forge_through_renamed_builtin": ("guarded", kernel_forward(indent("return launch(x)"), extra='''
+run = exec
+run("import sys; W = sys.modules['kernelgym.judge.worker']; W._WATCHED.clear()")'''), "rejected", "under any name"),
+    "forge_through_format_field": ("guarded", kernel_forward(indent("return launch(x)"), imports="import string",
+                                                             extra='''
+W = string.Formatter().get_field("0.sys.modules[kernelgym.judge.worker]", (torch,), {})[0]
+W._WATCHED.clear()'''), "rejected", "may import only"),
+    "forge_through_type_hints": ("guarded", kernel_forward(indent("return launch(x)"), imports="import typing",
+                                                           extra='''
+def hint(a: "__import__('sys').modules['kernelgym.judge.worker']"):
+    pass
+typing.get_type_hints(hint)["a"]._WATCHED.clear()'''), "rejected", "get_type_hints"),
     "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
                                                 extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
                       "rejected", "patching"),
@@ -225,7 +242,8 @@ return torch.clamp(x, min=0) * 2 + 1''')), "rejected", ""),  # CPU: torch_fallba
     "kernel_never_launched": ("runtime", kernel_forward(indent("return torch.relu(x) * 2 + 1")), "rejected", ""),
     # the policy measured in one call only: the forward tells the profiled call apart by the profiler's state or
     # by its place in the sequence, and runs its kernel there alone (torch everywhere else)
-    "kernel_only_under_profiler": ("guarded", kernel_forward(indent('''
+    # run with the static checks off: since 2026-12-05 they reject the private flag it reads before it runs
+    "kernel_only_under_profiler": ("runtime", kernel_forward(indent('''
 if torch.autograd.profiler._is_profiler_enabled:
     return launch(x)
 return torch.clamp(x, min=0) * 2 + 1''')), "rejected", "launched in standard trial"),
