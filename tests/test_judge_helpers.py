@@ -246,6 +246,27 @@ def test_the_float64_reference_reruns_the_same_model_on_the_same_inputs(tmp_path
     assert 0 < (exact - eager.double()).abs().max() < 1.0  # the same computation, rounded differently
 
 
+def test_the_float64_copy_of_the_model_is_made_once_per_model_not_per_comparison(tmp_path):
+    """A candidate can make every comparison need the float64 reference (a red-team finding): the copy of the
+    model in float64 is kept with the model, and a new model (another init seed) gets a fresh one."""
+    import torch
+
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.tasks import load_tasks
+
+    task = load_tasks().get("L1/61_conv2d_3x3_square")
+    side = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    first, = side.exact_outputs(task, 0, 11)
+    copies = side._references[task.key]["exact_models"]
+    kept = copies[0][1]
+    second, = side.exact_outputs(task, 0, 12)
+    assert side._references[task.key]["exact_models"][0][1] is kept and not torch.equal(first, second)
+    _, model = side.model(task, 0)
+    assert all(torch.equal(p.double(), q) for p, q in zip(model.parameters(), kept.parameters()))  # its weights
+    side.exact_outputs(task, 1, 11)
+    assert list(side._references[task.key]["exact_models"]) == [1]  # one copy at a time
+
+
 def test_the_reference_runs_under_pinned_numerics_whatever_the_process_set(tmp_path):
     """A trainer's ``allow_tf32`` settings in the judge's process reach neither the reference's outputs nor its
     timer; the process gets its own settings back."""
