@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -214,6 +215,47 @@ time.sleep(30)''')
 
 
 @needs_sandbox
+def test_folders_shaped_by_the_worker_are_removed_and_the_verdict_stands(runtime_judge, relu_task):
+    """A chain of nested folders deeper than Python's recursion limit in the worker's scratch and transfer folders
+    made the runner's cleanup raise: the verdict became a judge error, and the transfer folder (host memory in
+    /dev/shm) and the log's descriptor were left (a red-team finding)."""
+    import glob
+
+    token = f"deep-{os.getpid()}-{time.monotonic_ns()}"  # names this evaluation's folders among concurrent ones
+    deep = kernel_forward(indent("return launch(x)"), imports="import glob, os", extra=f'''
+for _root in (".", glob.glob("/dev/shm/kernelgym-xfer-*")[0]):
+    _fd = os.open(_root, os.O_RDONLY)
+    for _name in ["{token}"] + ["d"] * 1500:  # one level at a time (os.makedirs itself recurses per level)
+        os.mkdir(_name, dir_fd=_fd)
+        _fd, _old = os.open(_name, os.O_RDONLY, dir_fd=_fd), _fd
+        os.close(_old)
+    os.close(_fd)''')
+    before_fds = len(os.listdir("/proc/self/fd"))
+    result = runtime_judge.evaluate(relu_task, deep, profile=SHORT)
+    assert result.status == "ok", (result.message, result.flags)
+    left = (glob.glob(f"/dev/shm/kernelgym-xfer-*/{token}")
+            + glob.glob(f"{tempfile.gettempdir()}/kernelgym-run-*/{token}"))
+    assert left == []  # the scratch and transfer folders are gone, the deep chains with them
+    assert len(os.listdir("/proc/self/fd")) <= before_fds
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_removed(tmp_path):
+    from kernelgym.judge.process import remove_tree
+
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for name in ["top"] + ["d"] * 1500:
+        os.mkdir(name, dir_fd=fd)
+        fd, old = os.open(name, os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+    os.close(fd)
+    (tmp_path / "outside").write_text("kept")
+    os.symlink(tmp_path / "outside", tmp_path / "top" / "link")  # a link is removed, never followed
+    remove_tree(tmp_path / "top")
+    assert not (tmp_path / "top").exists() and (tmp_path / "outside").read_text() == "kept"
+    remove_tree(tmp_path / "missing")  # nothing there: no error
+
+
+@needs_sandbox
 def test_the_worker_imports_only_what_a_worker_needs(runtime_judge, relu_task):
     probe = kernel_forward(indent("return launch(x)"), imports="import sys", extra='''
 _loaded = [m for m in ("gymnasium", "kernelgym.envs", "kernelgym.evaluators", "kernelgym.data", "kernelgym.scoring",
@@ -292,6 +334,24 @@ def test_a_build_without_a_gpu_gives_the_build_verdict_or_leaves_the_build_cache
 
 
 @needs_sandbox
+def test_a_build_folder_filled_past_the_limit_ends_the_build_and_is_not_kept(tmp_path, relu_task):
+    """A CUDA candidate's build folder outlives its evaluation (later evaluations of the same text load from it):
+    a red-team candidate kept 1.5 GB there past a 1 GiB limit, and the build still passed. It counts now."""
+    from kernelgym.judge.compile import extension_dir
+    from kernelgym.judge.runner import Judge
+
+    filler = kernel_forward(indent("return launch(x)"), imports="import os, time, numpy as np", extra='''
+for _i in range(6):
+    np.ones(256 << 20, dtype=np.uint8).tofile(os.path.join(os.environ["TORCH_EXTENSIONS_DIR"], "fill%d" % _i))
+time.sleep(30)''')
+    builder = Judge(device="cpu", cache_dir=tmp_path, static_checks=False, memory_limit_bytes=1 << 30)
+    verdict = builder.prebuild(relu_task, filler)
+    assert verdict is not None and verdict.status == "crashed" and "scratch files" in verdict.message, verdict
+    kept = sum(f.stat().st_size for f in extension_dir(tmp_path, filler).rglob("*") if f.is_file())
+    assert kept <= 1 << 30
+
+
+@needs_sandbox
 def test_memory_backed_files_held_open_count_and_the_private_dev_is_bounded(tmp_path, relu_task):
     """Found by a red-team helper: ``memfd_create`` files (3 GiB held past a 1 GiB limit, no flag) and the sandbox's
     own ``/dev`` (a tmpfs of half the host's memory) were host memory no check saw. Files held open now count against
@@ -345,3 +405,21 @@ return launch(x)'''), imports="import numpy as np", init="self.calls = 0")
         assert result.status == "crashed" and "host memory" in result.message, result.message
     finally:
         judge.close()
+
+
+@needs_sandbox
+def test_a_worker_holding_many_idle_threads_is_stopped(tmp_path, relu_task):
+    """Idle native threads use no CPU and run no Python, so neither the CPU nor the thread check saw an OpenMP pool
+    that held most of the host's process ids (a red-team finding: other evaluations could not start). The runner
+    counts the worker's threads with its memory."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.session import MAX_WORKER_THREADS
+
+    pool = kernel_forward(indent("return launch(x)"), imports="import time", extra=f'''
+torch.set_num_threads({MAX_WORKER_THREADS + 64})
+torch.ones(1 << 20).sum()  # a parallel operator starts the pool
+time.sleep(30)''')
+    judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False)
+    result = judge.evaluate(relu_task, pool, profile=SHORT)
+    assert result.status == "crashed" and "threads" in result.message, result.message
+    assert judge.evaluate(relu_task, GOOD, profile=SHORT).status == "ok"

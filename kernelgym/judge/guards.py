@@ -93,6 +93,9 @@ FORBIDDEN_ATTRS = {
     "stride_tricks", "ctypeslib", "f2py", "distutils",
     # native code loaded or built from a string (CUDA candidates build theirs with load_inline, see _check_backend)
     "load_library", "compile_module_from_src",
+    # thread pools of any size (an idle OpenMP pool held most of the host's process ids) and Triton's cache writer,
+    # which writes files at any path it is given
+    "set_num_threads", "set_num_interop_threads", "FileCacheManager",
 }
 #: Dunder attributes kernel code may use (``super().__init__()``); any other, read or defined, reaches the
 #: interpreter's machinery (``len.__self__`` is the builtins module, ``__reduce_ex__`` runs at pickling, ...).

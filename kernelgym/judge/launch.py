@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Callable
 
 from kernelgym.judge import sandbox
-from kernelgym.judge.process import LOG_TAIL_CHARS, descendants, kill_group, signal_tree, tail_fd
+from kernelgym.judge.process import LOG_TAIL_CHARS, descendants, kill_group, remove_tree, signal_tree, tail_fd
 
 SHM = Path("/dev/shm")
 BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
@@ -107,6 +107,7 @@ class StartedWorker:
     log_fd: int
     sandboxed: bool
     sock: socket.socket | None = None  # the runner's end of the fd socket (device handover), when there is one
+    writable: tuple = ()  # folders besides its own it may write (a CUDA candidate's build folder)
     killed: bool = False
     aborted: bool = False  # :meth:`abort` killed it: its evaluation was abandoned by the caller
     _kill_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -176,13 +177,16 @@ class StartedWorker:
         return tail_fd(self.log_fd, chars)
 
     def discard(self) -> None:
-        """:meth:`kill`, then delete the scratch and transfer folders and close the log."""
-        self.kill()
-        shutil.rmtree(self.scratch, ignore_errors=True)
-        shutil.rmtree(self.xfer, ignore_errors=True)
-        if self.log_fd >= 0:
-            os.close(self.log_fd)
-            self.log_fd = -1
+        """:meth:`kill`, then delete the scratch and transfer folders and close the log: each step whatever the
+        others did (the worker shaped those folders; :func:`~kernelgym.judge.process.remove_tree` never raises)."""
+        try:
+            self.kill()
+        finally:
+            remove_tree(self.xfer)  # host memory in /dev/shm first
+            remove_tree(self.scratch)
+            if self.log_fd >= 0:
+                os.close(self.log_fd)
+                self.log_fd = -1
 
 
 def _recipe_of(env_for: Callable) -> tuple:
@@ -283,7 +287,8 @@ class WorkerLauncher:
         if ours is not None:
             ours.setblocking(False)  # a worker that never reads cannot make the runner wait
         self.stats["started"] += 1
-        return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed, ours)
+        return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed, ours,
+                             writable=tuple(Path(p) for p in writable or ()))
 
     def idle_pids(self) -> list[int]:
         """Process-group ids of the idle spares (they have run no candidate code), for leftover accounting: all of

@@ -6,6 +6,7 @@ Every read here is of something the worker cannot block or redirect: the log thr
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -155,6 +156,18 @@ def rss_bytes(pid: int) -> int | None:
     return None
 
 
+def thread_count(pids) -> int:
+    """Threads of the processes ``pids`` together (every thread takes one of the host's process ids)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                total += int(f.read().rsplit(")", 1)[1].split()[17])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
 def kill_group(proc: subprocess.Popen) -> None:
     """Kill the worker and everything it started (its process group and every descendant), then reap it."""
     tree = descendants(proc.pid)
@@ -178,6 +191,25 @@ def kill_group(proc: subprocess.Popen) -> None:
             pass
     wait_group_gone(proc.pid)
     wait_gone(tree)
+
+
+def remove_tree(path) -> None:
+    """Delete the folder ``path`` and everything in it, never following a link out of it; never raises.
+
+    A worker shapes its own folders: ``shutil.rmtree`` recurses once per level, so a chain of a thousand nested
+    folders made it raise ``RecursionError`` (which ``ignore_errors`` does not catch; a red-team finding: the
+    verdict became a judge error, and the transfer folder, host memory in ``/dev/shm``, was left). ``rm`` walks any
+    depth; it runs when ``rmtree`` fails."""
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except BaseException:  # noqa: BLE001 - RecursionError and whatever else a shaped tree raises
+        pass
+    if os.path.lexists(path):
+        try:
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass
 
 
 def wait_gone(pids: list[int], timeout: float = 5.0) -> None:

@@ -121,7 +121,10 @@ class FrameReader:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Deadline()
-            ready, _, _ = select.select([self.fd], [], [], min(remaining, 0.5))
+            # poll, not select: select cannot wait on a descriptor numbered 1024 or more (a busy runner has many)
+            poller = select.poll()
+            poller.register(self.fd, select.POLLIN)
+            ready = poller.poll(min(remaining, 0.5) * 1000)
             if not ready:
                 continue
             chunk = os.read(self.fd, max(need - len(self._buf), 1 << 20))

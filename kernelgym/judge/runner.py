@@ -33,7 +33,7 @@ from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.inputs import secret_seed
 from kernelgym.judge.launch import StartedWorker, WorkerLauncher
-from kernelgym.judge.process import LOG_TAIL_CHARS
+from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, remove_tree
 from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401  (COMPILE_LOCK re-exported)
 from kernelgym.judge.result import EvalResult
@@ -70,6 +70,10 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
         env["KERNELGYM_WARM_DEVICE"] = warm_device
     return env
 
+
+#: the most a CUDA candidate's build folder may keep after its evaluation (it is kept for later evaluations of the
+#: same text; a real build leaves tens of MB)
+BUILD_FOLDER_LIMIT_BYTES = 1 << 30
 
 #: what a CUDA out-of-memory error says: torch's exception, its message, the runtime's and the driver's codes
 OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMemoryAllocation"
@@ -344,6 +348,8 @@ class Judge:
                 printed = worker.log_tail()
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
             worker.discard()
+            if build_dir is not None and folder_bytes(build_dir) > BUILD_FOLDER_LIMIT_BYTES:
+                remove_tree(build_dir)  # what a build leaves is tens of MB; the rest is not a build's, nor kept
         if timed:
             self._record_timing(result, task, prof, session)
             self._offer_baseline(result, prof, session)

@@ -26,7 +26,7 @@ from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
-    tree_rss_bytes
+    thread_count, tree_rss_bytes
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -54,6 +54,10 @@ COMPARED_FLOOR = 0.9
 #: the worker's memory is checked while the runner waits for it (every 0.5 s) and, at most this often, when a frame
 #: arrives: a worker that answers every command fast is checked as well
 MEMORY_CHECK_EVERY_S = 0.5
+#: threads of a worker's processes together, checked with its memory: an honest worker runs a few dozen (CUDA's,
+#: the profiler's, a CUDA build's compiler jobs); a candidate's idle OpenMP pool held most of the host's process
+#: ids, so that other evaluations could not start (a red-team finding)
+MAX_WORKER_THREADS = 1024
 #: after these frames the worker waits for the runner's next command; CPU it uses until then is work outside its
 #: calls (a native thread, which no Python frame shows, burned two cores beside a neighbour: a red-team finding)
 IDLE_AFTER = frozenset({Event.READY, Event.LOADED, Event.COMPILED, Event.OUTPUTS, Event.TENSOR, Event.TIMING_READY,
@@ -219,17 +223,23 @@ class Session:
 
     def _check_memory(self) -> None:
         """The worker's resident memory, the files in its scratch and transfer folders (a tmpfs's pages are host
-        memory no RSS shows) and the memory-backed files its processes hold open (``memfd_create``, ``/dev/shm``,
-        deleted files: :func:`~kernelgym.judge.process.held_file_bytes`) against the memory limit; the output file
-        this side made and lent is not the worker's."""
+        memory no RSS shows) and in any other folder it may write (a CUDA build folder: disk that outlives the
+        evaluation, filled past the limit by a red-team candidate), and the memory-backed files its processes hold
+        open (``memfd_create``, ``/dev/shm``, deleted files: :func:`~kernelgym.judge.process.held_file_bytes`)
+        against the memory limit; the output file this side made and lent is not the worker's."""
         self._memory_checked = time.monotonic()
         lent = frozenset(self._lent_files)
         pids = descendants(self.worker.proc.pid)  # one scan of /proc for both counts
         rss = (tree_rss_bytes(pids) + folder_bytes(self.worker.scratch, exclude=lent)
-               + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(pids))
+               + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(pids)
+               + sum(folder_bytes(folder) for folder in self.worker.writable))
         if rss > self.settings.memory_limit_bytes:
             raise Verdict("crashed", f"the worker used {rss / 2**30:.1f} GiB of host memory and scratch files, over "
                                       f"the {self.settings.memory_limit_bytes / 2**30:.1f} GiB limit; it was killed")
+        threads = thread_count(pids)
+        if threads > MAX_WORKER_THREADS:  # idle native threads: no CPU, no Python, but the host's process ids
+            raise Verdict("crashed", f"the worker ran {threads} threads, over the limit of {MAX_WORKER_THREADS} (every "
+                                      f"thread takes one of the host's process ids); it was killed")
 
     def _died(self) -> Verdict:
         try:
