@@ -400,15 +400,24 @@ def _check_structure(tree: ast.Module, flags: list) -> None:
                                                f"{fn.name}: use its parameters in your own kernel instead")
 
 
+def _names_used(tree: ast.Module):
+    """Every dotted name the source reads or imports (``torch.utils.cpp_extension.load_inline``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            yield _dotted(node) or node.attr
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            yield from (f"{node.module}.{a.name}" for a in node.names)
+
+
 def _check_backend(tree: ast.Module, source: str, backend: str, flags: list) -> None:
     if backend == "triton":
         jitted = any(_dotted(d.func if isinstance(d, ast.Call) else d).endswith(("triton.jit", "jit"))
                      for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for d in n.decorator_list)
         if not jitted:
             _flag(flags, "no_kernel", "defines no @triton.jit kernel: the triton backend needs one")
-        if any(isinstance(n, ast.Attribute) and n.attr in ("cpp_extension", "load_inline") for n in ast.walk(tree)) \
-                or any(isinstance(n, ast.ImportFrom) and "cpp_extension" in (n.module or "") or isinstance(n, ast.Import)
-                       and any("cpp_extension" in a.name for a in n.names) for n in ast.walk(tree)):
+        if any("cpp_extension" in name or name.endswith("load_inline") for name in _names_used(tree)):
             _flag(flags, "forbidden_import", "uses torch.utils.cpp_extension: native code belongs to the cuda "
                                              "backend, a triton candidate's kernels are Triton")
     elif backend == "cuda":

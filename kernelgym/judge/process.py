@@ -69,9 +69,15 @@ def signal_tree(root: int, signum: int, rounds: int = 3) -> None:
         sent.update(fresh)
 
 
-def tree_rss_bytes(pids) -> int:
-    """Resident memory of the processes ``pids`` together (a worker's: :func:`descendants` of its root)."""
-    return sum(rss_bytes(pid) or 0 for pid in pids)
+def tree_usage(pids) -> tuple[int, int]:
+    """Resident memory (bytes) and threads of the processes ``pids`` together (a worker's: :func:`descendants` of
+    its root), from one read of each one's ``/proc/PID/status``. Every thread takes one of the host's process ids."""
+    rss = threads = 0
+    for pid in pids:
+        fields = _status_fields(pid, ("VmRSS:", "Threads:"))
+        rss += fields.get("VmRSS:", 0) * 1024  # in kB
+        threads += fields.get("Threads:", 0)
+    return rss, threads
 
 
 def held_file_bytes(pids, limit_fds: int = 4096) -> int:
@@ -145,27 +151,18 @@ def cpu_seconds(pids) -> float:
     return total / _TICKS_PER_S
 
 
-def rss_bytes(pid: int) -> int | None:
+def _status_fields(pid: int, names: tuple[str, ...]) -> dict[str, int]:
+    """The first number of each line of ``/proc/PID/status`` that starts with one of ``names`` ({} if gone)."""
+    out: dict[str, int] = {}
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
-
-
-def thread_count(pids) -> int:
-    """Threads of the processes ``pids`` together (every thread takes one of the host's process ids)."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                total += int(f.read().rsplit(")", 1)[1].split()[17])
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
+                if line.startswith(names):
+                    name, value = line.split()[:2]
+                    out[name] = int(value)
+    except (OSError, ValueError):
+        return out
+    return out
 
 
 def kill_group(proc: subprocess.Popen) -> None:

@@ -117,13 +117,13 @@ class FrameReader:
         self.eof = False
 
     def _fill(self, need: int, deadline: float) -> None:
+        # poll, not select: select cannot wait on a descriptor numbered 1024 or more (a busy runner has many)
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
         while len(self._buf) < need:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Deadline()
-            # poll, not select: select cannot wait on a descriptor numbered 1024 or more (a busy runner has many)
-            poller = select.poll()
-            poller.register(self.fd, select.POLLIN)
             ready = poller.poll(min(remaining, 0.5) * 1000)
             if not ready:
                 continue

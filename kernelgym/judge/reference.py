@@ -133,8 +133,8 @@ class ReferenceSide:
         kernel, a dtype it insists on).
 
         A candidate can make every comparison need it (elements placed between the two references' tolerances, a
-        red-team finding), so the float64 copy of the model is made once per task and init seed and kept with the
-        model (:meth:`model`'s cache), not once per comparison."""
+        red-team finding), so the float64 copy of the model is made once per model and kept beside it (:meth:`model`'s
+        cache), not once per comparison."""
         import copy
 
         import torch
@@ -143,11 +143,10 @@ class ReferenceSide:
         inputs = [x.to(torch.float64) if torch.is_tensor(x) and x.is_floating_point() and not x.is_complex() else x
                   for x in make_inputs(module, seed, self.device, outlier)]
         try:
-            exact_models = self._references[task.key].setdefault("exact_models", {})
-            if exact_models.get(init_seed) is None or exact_models[init_seed][0] is not model:
-                exact_models.clear()  # one at a time: a copy of the model in float64 is twice its parameters
-                exact_models[init_seed] = (model, copy.deepcopy(model).to(torch.float64))
-            exact_model = exact_models[init_seed][1]
+            cached = self._references[task.key]
+            if cached.get("exact", (None,))[0] is not model:  # one copy at a time: it is twice the parameters
+                cached["exact"] = (model, copy.deepcopy(model).to(torch.float64))
+            exact_model = cached["exact"][1]
             with torch.no_grad(), reference_numerics():
                 return as_tuple(exact_model(*inputs))
         except (RuntimeError, TypeError, NotImplementedError):

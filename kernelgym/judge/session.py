@@ -26,7 +26,7 @@ from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
-    thread_count, tree_rss_bytes
+    tree_usage
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -229,14 +229,13 @@ class Session:
         against the memory limit; the output file this side made and lent is not the worker's."""
         self._memory_checked = time.monotonic()
         lent = frozenset(self._lent_files)
-        pids = descendants(self.worker.proc.pid)  # one scan of /proc for both counts
-        rss = (tree_rss_bytes(pids) + folder_bytes(self.worker.scratch, exclude=lent)
-               + folder_bytes(self.worker.xfer, exclude=lent) + held_file_bytes(pids)
-               + sum(folder_bytes(folder) for folder in self.worker.writable))
+        pids = descendants(self.worker.proc.pid)  # one scan of /proc for every count
+        rss, threads = tree_usage(pids)
+        rss += (folder_bytes(self.worker.scratch, exclude=lent) + folder_bytes(self.worker.xfer, exclude=lent)
+                + held_file_bytes(pids) + sum(folder_bytes(folder) for folder in self.worker.writable))
         if rss > self.settings.memory_limit_bytes:
             raise Verdict("crashed", f"the worker used {rss / 2**30:.1f} GiB of host memory and scratch files, over "
                                       f"the {self.settings.memory_limit_bytes / 2**30:.1f} GiB limit; it was killed")
-        threads = thread_count(pids)
         if threads > MAX_WORKER_THREADS:  # idle native threads: no CPU, no Python, but the host's process ids
             raise Verdict("crashed", f"the worker ran {threads} threads, over the limit of {MAX_WORKER_THREADS} (every "
                                       f"thread takes one of the host's process ids); it was killed")
