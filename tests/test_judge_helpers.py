@@ -509,6 +509,9 @@ def test_integer_outputs_are_compared_exactly_and_python_numbers_by_value():
     assert not check.ok and "1 of 2 elements" in check.reason and check.worst_index == [0]
     assert compare_outputs((big,), (big.clone(),), 1e-2, 1e-2).ok
     assert compare_outputs((3,), (3.0,), 1e-2, 1e-2).ok and not compare_outputs((3,), (5.0,), 1e-2, 1e-2).ok
+    # a Python int is exact too: within rtol of a large count is not the count (a red-team note)
+    assert not compare_outputs((1000,), (1005.0,), 1e-2, 1e-2).ok and compare_outputs((True,), (1.0,), 0, 0).ok
+    assert compare_outputs((2.5,), (2.52,), 1e-2, 1e-2).ok  # a float answer keeps its tolerance
 
 
 def test_a_lazily_conjugated_output_travels_as_its_values():
