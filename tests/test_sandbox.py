@@ -239,6 +239,29 @@ for _root in (".", glob.glob("/dev/shm/kernelgym-xfer-*")[0]):
     assert len(os.listdir("/proc/self/fd")) <= before_fds
 
 
+@needs_sandbox
+def test_a_root_runners_worker_reads_only_what_any_user_could(runtime_judge, relu_task):
+    """The worker is uid 65534 inside, but the kernel checks its access as the runner's uid outside: a root runner
+    showed its worker /etc/shadow (a red-team finding). What other users may not read is covered by empty ones."""
+    if os.geteuid() != 0:
+        pytest.skip("the runner is not root: its worker's rights outside are an ordinary user's already")
+    private = [(path, is_dir) for path, is_dir in sandbox.owner_only_paths()
+               if is_dir and os.listdir(path) or not is_dir and os.path.getsize(path)]
+    if not private:
+        pytest.skip("nothing under /etc that only root may read holds anything")
+    probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
+def _shown(path, is_dir):
+    try:  # refused, as to any user, or empty
+        return os.listdir(path) if is_dir else open(path, "rb").read()
+    except PermissionError:
+        return None
+for _path, _is_dir in {private!r}:
+    if _shown(_path, _is_dir):
+        raise RuntimeError("the sandbox shows " + _path)''')
+    result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)
+    assert result.status == "ok", (result.message, result.log_tail[-400:])
+
+
 def test_a_tree_deeper_than_the_recursion_limit_is_removed(tmp_path):
     from kernelgym.judge.process import remove_tree
 

@@ -18,7 +18,8 @@ Every worker runs under :func:`command`, which wraps its argv in ``bwrap`` (the 
   the import path, the CUDA toolkit), a private ``/tmp`` and ``/dev`` (with the GPU's device nodes alone), and
   write access to exactly the paths the runner names: its scratch folder, its transfer folder, and for CUDA
   candidates the build folder of that very source text. ``/root``, ``/home``, ``/run`` and ``/var`` are absent, so
-  the runner's baseline cache, logs and sockets are out of reach.
+  the runner's baseline cache, logs and sockets are out of reach; where the runner is root, what other users may
+  not read under ``/etc`` is covered (:func:`owner_only_paths`).
 
 Where the sandbox cannot be set up (no ``bwrap``, no user namespaces, no libseccomp), :func:`require` raises
 :class:`SandboxUnavailable` with the reason; a user who accepts the risk passes ``sandbox="unsafe"`` to the judge
@@ -32,6 +33,7 @@ import glob
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +170,42 @@ def hidden_paths(extra: tuple = ()) -> list[str]:
     return out
 
 
+#: system folders walked for what only their owner may read, when the runner is root (:func:`owner_only_paths`)
+OWNER_ONLY_WALKED = ("/etc",)
+
+
+@functools.lru_cache(maxsize=1)
+def owner_only_paths(folders: tuple = OWNER_ONLY_WALKED, limit_entries: int = 50_000) -> tuple[tuple[str, bool], ...]:
+    """``(path, is_folder)`` for every file and folder under ``folders`` that other users may not read (a folder:
+    read and enter), the shallowest only. Inside the sandbox the worker is uid 65534, but outside it is the
+    runner's uid, and the kernel checks access as the outside uid: where the runner is root, a bound ``/etc`` would
+    show ``/etc/shadow`` (a red-team finding). :func:`command` covers the files with ``/dev/null`` (on the
+    sandbox's device-less mount, opening one is refused, as to any user) and the folders with empty ones, so a root
+    runner's worker reads what any user could. Read once per process."""
+    out: list[tuple[str, bool]] = []
+    seen = 0
+    for top in folders:
+        for root, dirs, files in os.walk(top):
+            for name in list(dirs) + files:
+                seen += 1
+                path = os.path.join(root, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                is_dir = stat.S_ISDIR(st.st_mode)
+                if stat.S_ISLNK(st.st_mode):
+                    continue  # a link's target is checked where it lies, if bound
+                needed = 0o005 if is_dir else 0o004
+                if st.st_mode & needed != needed:
+                    out.append((path, is_dir))
+                    if is_dir:
+                        dirs.remove(name)
+            if seen > limit_entries:
+                break
+    return tuple(out)
+
+
 def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip("/") + "/")
 
@@ -192,6 +230,12 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
     bound = read_only_paths()
     for path in bound:
         args += ["--ro-bind", path, path]
+    if os.geteuid() == 0:  # uid 65534 inside is root outside: show only what any user could read
+        for path, is_dir in owner_only_paths():
+            if is_dir:
+                args += ["--size", str(HIDDEN_BYTES), "--tmpfs", path]
+            else:
+                args += ["--ro-bind", "/dev/null", path]
     visible = list(bound)
     for folder in hidden_paths(hidden):
         if not any(folder == b or _inside(folder, b) for b in visible):

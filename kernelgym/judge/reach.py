@@ -1,0 +1,114 @@
+"""What a candidate's imported names reach, by value: the static rules' second half (trusted side).
+
+The name rules of :mod:`kernelgym.judge.guards` read the text. But the allowed packages keep other modules and
+callables under public names of their own: ``triton.language.extra.pkgutil`` is :mod:`pkgutil` (whose
+``resolve_name`` imports any dotted string), ``torch.autograd.profiler_util.attrgetter`` is ``operator.attrgetter``
+(``getattr`` on a string), ``torch.cuda.tunable.mp`` is :mod:`multiprocessing`, ``torch.xpu.cast`` is
+``ctypes.cast`` (a red-team helper reached the worker's module through each, 2026-12-05). No list of names keeps up
+with that, so every dotted name the candidate roots at an import is resolved here against the runner's own copy of
+the same packages, and judged by what it *is*:
+
+* a module on the way must be of an allowed package (:data:`~kernelgym.judge.guards.ALLOWED_MODULES`), and neither
+  a forbidden module nor one of :data:`FORBIDDEN_SUBMODULES` (parts of allowed packages that run code strings,
+  spawn processes or load pickles);
+* a callable or class at the end must come from an allowed package (its ``__module__``), and must not be one of
+  the loaders that unpickle (:data:`UNPICKLING`) or a forbidden built-in.
+
+Resolution walks modules only: attributes of a module (``getattr`` on a module object) and submodules of allowed
+packages (imported here, the same library code the worker imports); it never calls anything the candidate wrote
+and never looks into other objects. A name that does not resolve here is left to the other rules. Results are
+cached per process.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import importlib
+import types
+
+#: parts of allowed packages that run code given as strings, start processes, load pickles or native code
+FORBIDDEN_SUBMODULES = (
+    "torch.utils.collect_env", "torch.utils.data", "torch.utils.benchmark", "torch.utils.bottleneck",
+    "torch.utils.cpp_extension", "torch.distributed", "torch.cuda.tunable", "torch.serialization", "torch.package",
+    "torch.hub", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.lib.stride_tricks",
+    "triton.testing", "triton.tools.disasm", "triton.runtime.build", "triton.backends",
+)
+#: what a CUDA candidate may reach besides: the extension builder (its native code is the backend itself)
+NATIVE_BUILDERS = ("torch.utils.cpp_extension",)
+#: names a module may show for one of the unpickling loaders (resolved to the functions themselves)
+UNPICKLING = (("numpy", "load"), ("torch", "load"))
+
+
+def _forbidden_module(name: str, native: bool = False) -> str | None:
+    """Why the module named ``name`` may not be reached (``native``: by a CUDA candidate), or ``None``."""
+    from kernelgym.judge.guards import ALLOWED_MODULES, FORBIDDEN_MODULES
+
+    top = name.split(".")[0]
+    if top not in ALLOWED_MODULES:
+        return f"the module {name}"
+    for bad in (*FORBIDDEN_MODULES, *FORBIDDEN_SUBMODULES):
+        if native and bad in NATIVE_BUILDERS:
+            continue
+        if name == bad or name.startswith(bad + "."):
+            return f"the module {name}"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _forbidden_objects() -> dict[int, str]:
+    """``id`` -> name of the unpickling loaders and the forbidden built-ins (kept alive by the modules holding
+    them, so their ids stay theirs)."""
+    from kernelgym.judge.guards import FORBIDDEN_CALLS
+
+    out = {id(getattr(builtins, name)): f"the built-in {name}" for name in FORBIDDEN_CALLS if hasattr(builtins, name)}
+    for module, name in UNPICKLING:
+        try:
+            out[id(getattr(importlib.import_module(module), name))] = f"{module}.{name}, which unpickles"
+        except (ImportError, AttributeError):
+            pass
+    return out
+
+
+def _judge_value(value, native: bool) -> str | None:
+    if isinstance(value, types.ModuleType):
+        return _forbidden_module(value.__name__, native)
+    named = _forbidden_objects().get(id(value))
+    if named is not None:
+        return named
+    if callable(value) and not isinstance(value, types.ModuleType):
+        home = getattr(value, "__module__", None)
+        if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0]):
+            return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def forbidden_reach(path: str, native: bool = False) -> str | None:
+    """What forbidden thing the dotted ``path`` (rooted at an allowed module, e.g. ``torch.cuda.tunable.mp``)
+    reaches on the way or at its end, or ``None`` (also when it does not resolve here). ``native``: the candidate
+    is a CUDA one, which may reach :data:`NATIVE_BUILDERS`."""
+    parts = path.split(".")
+    if _forbidden_module(parts[0]):
+        return None  # the import rules report it
+    try:
+        obj = importlib.import_module(parts[0])
+    except Exception:  # noqa: BLE001 - an allowed package missing here: nothing to resolve against
+        return None
+    for i in range(1, len(parts)):
+        if not isinstance(obj, types.ModuleType):
+            return None  # only modules are walked
+        name = ".".join(parts[:i + 1])
+        try:
+            if hasattr(obj, parts[i]):
+                obj = getattr(obj, parts[i])
+            elif _forbidden_module(name, native):
+                return _forbidden_module(name, native)  # named, not imported here
+            else:
+                obj = importlib.import_module(name)  # a submodule not imported yet: the worker's import finds it
+        except Exception:  # noqa: BLE001 - a lazy attribute or a submodule that fails here: unresolved
+            return None
+        why = _judge_value(obj, native)
+        if why is not None:
+            return why
+    return None
