@@ -140,6 +140,20 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     (candidate(imports="from torch.utils.cpp_extension import load_inline"), "forbidden_import"),
     (candidate(pre="torch.ops.load_library('x.so')"), "forbidden_attribute"),
     (candidate(pre="g = torch.fx.Graph()"), "forbidden_module_alias"),
+    # public names of allowed packages that are other modules or foreign callables, judged by value (a second
+    # red-team helper, 2026-12-05)
+    (candidate(imports="import triton.language.extra as tle", pre="r = tle.pkgutil.resolve_name"),
+     "forbidden_module_alias"),
+    (candidate(imports="from torch.autograd.profiler_util import attrgetter"), "forbidden_module_alias"),
+    (candidate(imports="import torch.cuda.tunable as tt", pre="q = tt.mp"), "forbidden_module_alias"),
+    (candidate(imports="import torch.utils.collect_env as ce"), "forbidden_module_alias"),
+    (candidate(pre="p = torch.xpu.cast"), "forbidden_module_alias"),
+    (candidate(pre="d = torch.utils.data.DataLoader"), "forbidden_module_alias"),
+    (candidate(imports="import numpy as np", pre="a = np.load(x, None, True)"), "forbidden_module_alias"),
+    # dataclasses pastes the keys of a class body's __annotations__ into code it executes
+    (candidate(extra="class Box:\n    __annotations__ = {'x': int}"), "forbidden_attribute"),
+    # a module rebound to another name still shows its private attributes
+    (candidate(imports="import collections", extra="c = collections\ns = c._sys"), "forbidden_attribute"),
 ])
 def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     assert flag in names(source)
@@ -156,6 +170,8 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
                     "    return int(math.ceil(np.sqrt(n or 1)))"),
     candidate(extra="class Config:\n    def __init__(self):\n        self._warps = 4\n"
                     "    def __repr__(self):\n        return f'{type(self).__name__}({self._warps})'"),
+    candidate(imports="import torch.nn.functional as F", pre="g = F.gelu(x)", extra="if __name__ == '__main__':\n"
+                                                                                     "    pass"),
 ])
 def test_lookalikes_of_forbidden_names_are_not_flagged(source):
     assert names(source) == set()

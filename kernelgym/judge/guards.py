@@ -100,6 +100,8 @@ FORBIDDEN_ATTRS = {
 #: Dunder attributes kernel code may use (``super().__init__()``); any other, read or defined, reaches the
 #: interpreter's machinery (``len.__self__`` is the builtins module, ``__reduce_ex__`` runs at pickling, ...).
 ALLOWED_DUNDER_ATTRS = {"__init__", "__name__", "__qualname__", "__doc__"}
+#: dunder names a candidate may use as plain names (``if __name__ == "__main__":``)
+ALLOWED_DUNDER_NAMES = {"__name__", "__doc__"}
 #: Dunder methods a candidate's classes may define: construction, printing, container and context protocols.
 #: Others are called by the interpreter or libraries on their own (pickling, formatting, attribute lookup,
 #: subclassing, descriptors).
@@ -187,7 +189,8 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     _check_imports(tree, flags)
     _check_builtin_references(source, flags)
     _check_calls_and_attrs(tree, flags)
-    _check_private_module_attributes(tree, flags)
+    _check_private_attributes(tree, flags)
+    _check_reach(tree, backend, flags)
     _check_aliases_and_hooks(tree, flags)
     _check_structure(tree, flags)
     _check_monkeypatching(tree, flags)
@@ -323,8 +326,9 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: streams, graphs, processes, exits and "
                                                 f"interpreter internals are not allowed")
         elif isinstance(node, ast.Attribute) and _is_dunder(node.attr) and node.attr not in ALLOWED_DUNDER_ATTRS:
-            _flag(flags, "forbidden_attribute", f"uses .{node.attr}: dunder attributes other than "
-                                                f"{', '.join(sorted(ALLOWED_DUNDER_ATTRS))} reach interpreter internals")
+            allowed = ", ".join(sorted(ALLOWED_DUNDER_ATTRS))
+            _flag(flags, "forbidden_attribute", f"uses .{node.attr}: dunder attributes other than {allowed} reach "
+                                                f"interpreter internals")
         elif isinstance(node, ast.Name) and node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
             _flag(flags, "forbidden_attribute", f"uses {node.id}")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
@@ -337,18 +341,57 @@ def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
-def _check_private_module_attributes(tree: ast.Module, flags: list) -> None:
-    """A private attribute reached from an imported module (``collections._sys``, ``np._core``): libraries keep
-    the modules they use under private names (``import sys as _sys``), out of the alias rule's sight."""
-    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                for a in n.names}
+#: what a private attribute may be read on: the candidate's own objects in their methods
+PRIVATE_ATTRIBUTE_OWNERS = {"self", "cls", "ctx"}
+
+
+def _check_private_attributes(tree: ast.Module, flags: list) -> None:
+    """A private attribute of anything but the candidate's own objects (``self._w``): libraries keep the modules
+    they use under private names (``import sys as _sys``), out of the alias rule's sight, and a module rebound to
+    another name (``c = collections; c._sys``) reaches them just as well. Dunder names as plain names
+    (``__annotations__ = {...}`` in a class body: dataclasses pastes its keys into code it executes) likewise."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr) \
-                and node.attr not in ALLOWED_PRIVATE_NAMES:
-            root = _dotted(node).split(".")[0]
-            if root in imported:
-                _flag(flags, "forbidden_attribute", f"uses {_dotted(node)}: private attributes of modules are not "
-                                                    f"allowed")
+                and node.attr not in ALLOWED_PRIVATE_NAMES \
+                and not (isinstance(node.value, ast.Name) and node.value.id in PRIVATE_ATTRIBUTE_OWNERS):
+            _flag(flags, "forbidden_attribute", f"uses {_dotted(node) or '.' + node.attr}: private attributes are "
+                                                f"allowed on self only")
+        elif isinstance(node, ast.Name) and _is_dunder(node.id) and node.id not in ALLOWED_DUNDER_NAMES:
+            _flag(flags, "forbidden_attribute", f"uses the name {node.id}: the interpreter's own names are not allowed")
+
+
+def _import_bindings(tree: ast.Module) -> dict[str, str]:
+    """Each name an import binds -> the dotted path it is bound to (``import a.b as x``: x -> a.b; ``import a.b``:
+    a -> a; ``from a import b as c``: c -> a.b)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__" and not node.level:
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _check_reach(tree: ast.Module, backend: str, flags: list) -> None:
+    """Every dotted name rooted at an import, resolved against the runner's own packages and judged by what it is
+    (:mod:`kernelgym.judge.reach`): a public name of an allowed package can be another module or a foreign callable."""
+    from kernelgym.judge.reach import forbidden_reach
+
+    bindings = _import_bindings(tree)
+    paths = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    paths |= set(bindings.values())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            root, _, rest = dotted.partition(".")
+            if root in bindings and rest:
+                paths.add(f"{bindings[root]}.{rest}")
+    for path in sorted(paths):
+        why = forbidden_reach(path, backend == "cuda")
+        if why:
+            _flag(flags, "forbidden_module_alias", f"uses {path}: it is {why}")
 
 
 _PATCHABLE_ROOTS = {"torch", "triton", "tl", "nn", "F", "time", "np", "numpy", "math", "builtins", "kernelgym"}

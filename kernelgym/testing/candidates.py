@@ -232,6 +232,10 @@ W._WATCHED.clear()'''), "rejected", "may import only"),
 def hint(a: "__import__('sys').modules['kernelgym.judge.worker']"):
     pass
 typing.get_type_hints(hint)["a"]._WATCHED.clear()'''), "rejected", "get_type_hints"),
+    "forge_through_a_module_kept_by_a_package": ("guarded", kernel_forward(
+        indent("return launch(x)"), imports="import triton.language.extra as tle", extra='''
+W = tle.pkgutil.resolve_name("kernelgym.judge.worker")
+W.Worker.send = lambda me, header: None'''), "rejected", "pkgutil"),
     "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
                                                 extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
                       "rejected", "patching"),
