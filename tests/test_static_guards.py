@@ -172,6 +172,9 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
                     "    def __repr__(self):\n        return f'{type(self).__name__}({self._warps})'"),
     candidate(imports="import torch.nn.functional as F", pre="g = F.gelu(x)", extra="if __name__ == '__main__':\n"
                                                                                      "    pass"),
+    # standard functions whose __module__ is their C accelerator (_functools, _warnings)
+    candidate(imports="import warnings\nfrom functools import reduce", pre="n = reduce(lambda a, b: a * b, x.shape, 1)",
+              extra="warnings.warn('fine')"),
 ])
 def test_lookalikes_of_forbidden_names_are_not_flagged(source):
     assert names(source) == set()

@@ -78,7 +78,8 @@ def _judge_value(value, native: bool) -> str | None:
         return named
     if callable(value) and not isinstance(value, types.ModuleType):
         home = getattr(value, "__module__", None)
-        if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0]):
+        # a C accelerator module counts as its package (_functools as functools, _ctypes as ctypes)
+        if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
             return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
     return None
 
