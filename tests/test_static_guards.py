@@ -154,6 +154,20 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     (candidate(extra="class Box:\n    __annotations__ = {'x': int}"), "forbidden_attribute"),
     # a module rebound to another name still shows its private attributes
     (candidate(imports="import collections", extra="c = collections\ns = c._sys"), "forbidden_attribute"),
+    # public helpers of allowed packages that run code strings or threads, judged by their own code (a third
+    # red-team helper, 2026-12-05)
+    (candidate(imports="import numpy as np", pre="np.testing.measure('1')"), "forbidden_module_alias"),
+    (candidate(pre="t = triton.language.str_to_ty('fp32')"), "forbidden_module_alias"),
+    (candidate(imports="from triton.runtime.jit import create_function_from_signature"), "forbidden_module_alias"),
+    # a string in a typing subscript is a forward reference that get_type_hints evaluates
+    (candidate(imports="import typing", extra="HINT = typing.List[\"__import__('sys')\"]"), "forbidden_call"),
+    # a class namespace given as data, and an exception swallowed by a context manager
+    (candidate(extra="Box = type('Box', (), {'x': 1})"), "forbidden_call"),
+    (candidate(extra="ns = {'__annotations__': {}}"), "forbidden_attribute"),
+    (candidate(extra="class Quiet:\n    def __enter__(self):\n        return self\n"
+                     "    def __exit__(self, typ, value, tb):\n        return True"), "try_fallback"),
+    # patching any imported module, not only torch's
+    (candidate(imports="import warnings", extra="warnings.showwarning = print"), "monkeypatch"),
 ])
 def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     assert flag in names(source)
@@ -172,6 +186,10 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
                     "    def __repr__(self):\n        return f'{type(self).__name__}({self._warps})'"),
     candidate(imports="import torch.nn.functional as F", pre="g = F.gelu(x)", extra="if __name__ == '__main__':\n"
                                                                                      "    pass"),
+    # a context manager that lets exceptions through; a dict keyed by strings
+    candidate(extra="class Noisy:\n    def __enter__(self):\n        return self\n"
+                    "    def __exit__(self, typ, value, tb):\n        return False\n"
+                    "SIZES = {'block size': 128}\nfrom typing import Dict\nTABLE: Dict['str', int] = {}"),
     # standard functions whose __module__ is their C accelerator (_functools, _warnings)
     candidate(imports="import warnings\nfrom functools import reduce", pre="n = reduce(lambda a, b: a * b, x.shape, 1)",
               extra="warnings.warn('fine')"),

@@ -190,6 +190,7 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     _check_builtin_references(source, flags)
     _check_calls_and_attrs(tree, flags)
     _check_private_attributes(tree, flags)
+    _check_namespaces(tree, flags)
     _check_reach(tree, backend, flags)
     _check_aliases_and_hooks(tree, flags)
     _check_structure(tree, flags)
@@ -199,8 +200,9 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
 
 
 def _string_annotations(tree: ast.Module) -> list[str]:
-    """The annotations written as strings: the interpreter keeps them as text, and ``typing.get_type_hints`` (also
-    through ``functools.singledispatch``) evaluates them in the module's globals, so they are checked as code."""
+    """The annotations written as strings, and strings in subscripts (``typing.List["..."]``, a forward reference
+    once inside an annotation): the interpreter keeps them as text, and ``typing.get_type_hints`` (also through
+    ``functools.singledispatch``) evaluates them in the module's globals, so they are checked as code."""
     found = []
     for node in ast.walk(tree):
         notes = []
@@ -210,11 +212,23 @@ def _string_annotations(tree: ast.Module) -> list[str]:
             notes = [node.returns]
         elif isinstance(node, ast.AnnAssign):
             notes = [node.annotation]
+        elif isinstance(node, ast.Subscript):  # typing.List["..."], list["..."]: a string there is a forward reference
+            notes = [node.slice]
         for note in notes:
             for sub in ast.walk(note) if note is not None else ():
                 if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    if isinstance(node, ast.Subscript) and not _is_expression(sub.value):
+                        continue  # a dict key like "block size": never evaluated as a type
                     found.append(sub.value)
     return found
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(f"({text})", mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _check_text(source: str, flags: list) -> None:
@@ -345,6 +359,29 @@ def _is_dunder(name: str) -> bool:
 PRIVATE_ATTRIBUTE_OWNERS = {"self", "cls", "ctx"}
 
 
+def _check_namespaces(tree: ast.Module, flags: list) -> None:
+    """Classes built from a namespace given as data: ``type(name, bases, {"__annotations__": {CODE: int}})`` (then
+    ``dataclasses`` executed CODE, a red-team finding), a dunder as a dict key or keyword, which defines what the
+    dunder rules refuse to see written; and an ``__exit__`` that returns a value, which swallows the exception as a
+    ``try`` would."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
+                and len(node.args) + len(node.keywords) > 1:
+            _flag(flags, "forbidden_call", "calls type() with a namespace: classes are written as class statements")
+        elif isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                and _is_dunder(k.value) for k in node.keys):
+            _flag(flags, "forbidden_attribute", "uses a dunder name as a dict key: the interpreter's own names are "
+                                                "not allowed")
+        elif isinstance(node, ast.keyword) and node.arg and _is_dunder(node.arg):
+            _flag(flags, "forbidden_attribute", f"passes {node.arg}=: the interpreter's own names are not allowed")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__exit__", "__aexit__") \
+                and any(isinstance(r, ast.Return) and r.value is not None
+                        and not (isinstance(r.value, ast.Constant) and r.value.value in (None, False))
+                        for r in ast.walk(node)):
+            _flag(flags, "try_fallback", f"{node.name} returns a value: a context manager that swallows exceptions "
+                                         f"is a try/except")
+
+
 def _check_private_attributes(tree: ast.Module, flags: list) -> None:
     """A private attribute of anything but the candidate's own objects (``self._w``): libraries keep the modules
     they use under private names (``import sys as _sys``), out of the alias rule's sight, and a module rebound to
@@ -398,14 +435,16 @@ _PATCHABLE_ROOTS = {"torch", "triton", "tl", "nn", "F", "time", "np", "numpy", "
 
 
 def _check_monkeypatching(tree: ast.Module, flags: list) -> None:
-    """Assigning to an attribute of an imported module (``torch.cuda.synchronize = ...``) is monkeypatching."""
+    """Assigning to an attribute of an imported name (``torch.cuda.synchronize = ...``, ``warnings.showwarning =
+    ...``) is monkeypatching."""
+    roots = _PATCHABLE_ROOTS | set(_import_bindings(tree))  # every imported name (warnings.showwarning = ...)
     for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
             if isinstance(target, ast.Attribute):
                 root = _dotted(target).split(".")[0]
-                if root in _PATCHABLE_ROOTS:
+                if root in roots:
                     _flag(flags, "monkeypatch", f"assigns to {_dotted(target)}: patching libraries is not allowed")
 
 

@@ -23,6 +23,7 @@ cached per process.
 from __future__ import annotations
 
 import builtins
+import dis
 import functools
 import importlib
 import types
@@ -31,7 +32,7 @@ import types
 FORBIDDEN_SUBMODULES = (
     "torch.utils.collect_env", "torch.utils.data", "torch.utils.benchmark", "torch.utils.bottleneck",
     "torch.utils.cpp_extension", "torch.distributed", "torch.cuda.tunable", "torch.serialization", "torch.package",
-    "torch.hub", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.lib.stride_tricks",
+    "torch.hub", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.lib.stride_tricks", "numpy.testing",
     "triton.testing", "triton.tools.disasm", "triton.runtime.build", "triton.backends",
 )
 #: what a CUDA candidate may reach besides: the extension builder (its native code is the backend itself)
@@ -70,6 +71,33 @@ def _forbidden_objects() -> dict[int, str]:
     return out
 
 
+#: built-ins a Python function's own code calls by name to run code strings, and attributes it reads to find frames
+#: or start threads and processes: public helpers of allowed packages that wrap them (``numpy.testing.measure``
+#: execs a string, ``triton.language.str_to_ty`` evals one, ``triton.runtime.jit.create_function_from_signature``
+#: execs source it pastes together; a third red-team helper, 2026-12-05)
+CODE_RUNNING_BUILTINS = {"exec", "eval", "compile", "__import__"}
+CODE_RUNNING_ATTRS = {"_getframe", "start_new_thread", "Thread", "Popen", "system", "fork", "execv", "execve",
+                      "dlopen", "CDLL"}
+
+
+def _runs_code(value) -> str | None:
+    """Why ``value`` (a Python function, or a method) runs code strings, frames, threads or processes, from its own
+    bytecode and that of the functions nested in it; ``None`` for anything else (C functions, classes)."""
+    code = getattr(getattr(value, "__func__", value), "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return None
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        stack += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+        for ins in dis.get_instructions(current):
+            name = ins.argval if isinstance(ins.argval, str) else None
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in CODE_RUNNING_BUILTINS \
+                    or ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CODE_RUNNING_ATTRS:
+                return f"{getattr(value, '__qualname__', value)!s}, whose code uses {name}"
+    return None
+
+
 def _judge_value(value, native: bool) -> str | None:
     if isinstance(value, types.ModuleType):
         return _forbidden_module(value.__name__, native)
@@ -81,6 +109,7 @@ def _judge_value(value, native: bool) -> str | None:
         # a C accelerator module counts as its package (_functools as functools, _ctypes as ctypes)
         if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
             return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
+        return _runs_code(value)
     return None
 
 
