@@ -168,6 +168,26 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
                      "    def __exit__(self, typ, value, tb):\n        return True"), "try_fallback"),
     # patching any imported module, not only torch's
     (candidate(imports="import warnings", extra="warnings.showwarning = print"), "monkeypatch"),
+    # a fourth red-team helper: match patterns read attributes and bind names written as plain strings
+    (candidate(extra="def peek(f):\n    match f:\n        case object(real=r):\n            return r"),
+     "forbidden_syntax"),
+    # dunders bound where no Name is written: an import alias, a parameter
+    (candidate(extra="class Box:\n    from functools import partial as __class_getitem__"), "forbidden_attribute"),
+    (candidate(extra="def f(__spec__=1):\n    return 1"), "forbidden_attribute"),
+    # code objects taken from a generator and renamed: the introspection types' own attributes
+    (candidate(extra="def g():\n    yield 1\nc = g().gi_code"), "forbidden_attribute"),
+    (candidate(extra="def g():\n    yield 1\nn = g().gi_code.co_names"), "forbidden_attribute"),
+    # a module held as a value, out of the reach rules' sight
+    (candidate(pre="pu = torch.autograd.profiler_util"), "forbidden_module_alias"),
+    (candidate(pre="m = [torch][0]"), "forbidden_module_alias"),
+    (candidate(extra="def f(m=torch.autograd):\n    return m"), "forbidden_module_alias"),
+    (candidate(extra="for m in [torch.cuda]:\n    pass"), "forbidden_module_alias"),
+    # a library object bound to a name and patched through it
+    (candidate(extra="T = torch.Tensor\nT.add = print"), "monkeypatch"),
+    (candidate(extra="for T in (torch.Tensor,):\n    T.add = print"), "monkeypatch"),
+    # a public helper whose code reads attributes by the caller's names, and the environment's writer
+    (candidate(imports="from torch.ao.quantization.utils import getattr_from_fqn"), "forbidden_module_alias"),
+    (candidate(pre="triton.knobs.setenv('X', '1')"), "forbidden_module_alias"),
 ])
 def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     assert flag in names(source)
@@ -193,6 +213,12 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     # standard functions whose __module__ is their C accelerator (_functools, _warnings)
     candidate(imports="import warnings\nfrom functools import reduce", pre="n = reduce(lambda a, b: a * b, x.shape, 1)",
               extra="warnings.warn('fine')"),
+    # attributes of its own objects, a descriptor among them (Triton's TMA pre-hook pattern); classes as values;
+    # a string's replace(); super() (its __class__ cell)
+    candidate(imports="from triton.tools.tensor_descriptor import TensorDescriptor",
+              pre="d = TensorDescriptor.from_tensor(x, [16, 16])\n        d.block_shape = [32, 32]",
+              extra="def hook(nargs):\n    nargs['desc'].block_shape = [64, 64]\n"
+                    "def is_tensor(v):\n    return isinstance(v, torch.Tensor) and 'a b'.replace(' ', '') == 'ab'"),
 ])
 def test_lookalikes_of_forbidden_names_are_not_flagged(source):
     assert names(source) == set()

@@ -97,6 +97,29 @@ FORBIDDEN_ATTRS = {
     # which writes files at any path it is given
     "set_num_threads", "set_num_interop_threads", "FileCacheManager",
 }
+
+def _introspection_attributes() -> frozenset:
+    """The attribute names of code, frame, generator, coroutine, traceback, function and cell objects that no
+    ordinary value has (``gi_code``, ``co_names``, ``tb_frame``, ``cell_contents``, ...): with them a code object is
+    taken, renamed (``code.replace``) and rebuilt into a function whose names the rules never read (a fourth
+    red-team helper, 2026-12-05). Computed from the types themselves, so a new attribute of a new Python is in."""
+    import types
+
+    import torch
+
+    own = set()
+    for kind in (types.CodeType, types.FrameType, types.GeneratorType, types.CoroutineType,
+                 types.AsyncGeneratorType, types.TracebackType, types.FunctionType, types.MethodType,
+                 types.CellType, types.BuiltinFunctionType):
+        own |= set(dir(kind))
+    ordinary = set()
+    for kind in (object, type, str, bytes, list, dict, tuple, set, int, float, complex, torch.Tensor,
+                 torch.nn.Module):
+        ordinary |= set(dir(kind))
+    return frozenset(name for name in own - ordinary if not name.startswith("__"))
+
+
+INTROSPECTION_ATTRS = _introspection_attributes()
 #: Dunder attributes kernel code may use (``super().__init__()``); any other, read or defined, reaches the
 #: interpreter's machinery (``len.__self__`` is the builtins module, ``__reduce_ex__`` runs at pickling, ...).
 ALLOWED_DUNDER_ATTRS = {"__init__", "__name__", "__qualname__", "__doc__"}
@@ -193,6 +216,7 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     _check_namespaces(tree, flags)
     _check_reach(tree, backend, flags)
     _check_aliases_and_hooks(tree, flags)
+    _check_bindings(source, tree, flags)
     _check_structure(tree, flags)
     _check_monkeypatching(tree, flags)
     _check_backend(tree, source, backend, flags)
@@ -339,6 +363,9 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
         elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRS:
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: streams, graphs, processes, exits and "
                                                 f"interpreter internals are not allowed")
+        elif isinstance(node, ast.Attribute) and node.attr in INTROSPECTION_ATTRS:
+            _flag(flags, "forbidden_attribute", f"uses .{node.attr}: attributes of code, frames, generators and "
+                                                f"tracebacks reach the interpreter's machinery")
         elif isinstance(node, ast.Attribute) and _is_dunder(node.attr) and node.attr not in ALLOWED_DUNDER_ATTRS:
             allowed = ", ".join(sorted(ALLOWED_DUNDER_ATTRS))
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: dunder attributes other than {allowed} reach "
@@ -429,23 +456,108 @@ def _check_reach(tree: ast.Module, backend: str, flags: list) -> None:
         why = forbidden_reach(path, backend == "cuda")
         if why:
             _flag(flags, "forbidden_module_alias", f"uses {path}: it is {why}")
+    _check_module_values(tree, bindings, flags)
 
 
-_PATCHABLE_ROOTS = {"torch", "triton", "tl", "nn", "F", "time", "np", "numpy", "math", "builtins", "kernelgym"}
+def _check_module_values(tree: ast.Module, bindings: dict[str, str], flags: list) -> None:
+    """A module may only be named to reach into it (``torch.cuda.synchronize()``), never held as a value:
+    ``pu = torch.autograd.profiler_util``, ``[torch][0]``, ``def f(m=torch)``, ``f(torch)`` would take it where
+    :func:`_check_reach` no longer sees what is reached through it (``pu.attrgetter`` is ``operator.attrgetter``: a
+    fourth red-team helper)."""
+    from kernelgym.judge.reach import names_a_module
+
+    bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and id(node) not in bases:
+            dotted = _dotted(node)
+            root, _, rest = dotted.partition(".")
+            if root in bindings and names_a_module(f"{bindings[root]}.{rest}" if rest else bindings[root]):
+                _flag(flags, "forbidden_module_alias", f"uses the module {dotted} as a value: a module may only be "
+                                                       f"named to reach into it")
+
+
+def _library_aliases(tree: ast.Module, bindings: dict[str, str]) -> set[str]:
+    """Names bound (by ``=``, ``:=``, ``for``, ``with ... as`` or a comprehension, in any scope) from an expression
+    that holds an imported name or a dotted name rooted at one without calling it: ``T = torch.Tensor``,
+    ``for t in [torch.cuda]``. Their attributes are the library's."""
+    roots = set(bindings)
+
+    def uncalled_library_name(expr: ast.AST | None) -> bool:
+        if expr is None:
+            return False
+        # whole dotted names only (not the base of a longer one), and not the function of a call
+        skip = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)} | \
+            {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
+        return any(isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in skip
+                   and _dotted(n).split(".")[0] in roots and isinstance(n.ctx, ast.Load) for n in ast.walk(expr))
+
+    found: set[str] = set()
+    while True:  # aliases of aliases
+        for node in ast.walk(tree):
+            pairs = []
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                pairs = [(t, node.value) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                pairs = [(node.target, node.iter)]
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                pairs = [(node.optional_vars, node.context_expr)]
+            for target, value in pairs:
+                if uncalled_library_name(value):
+                    found |= _bound_names(target)
+        if found <= roots:
+            return found
+        roots |= found
+
+
+def _bound_names(target: ast.AST) -> set[str]:
+    """The plain names an assignment target binds (``a``, ``a, *b``), not those it stores into (``self.x``)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_bound_names(t) for t in target.elts))
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return set()
 
 
 def _check_monkeypatching(tree: ast.Module, flags: list) -> None:
-    """Assigning to an attribute of an imported name (``torch.cuda.synchronize = ...``, ``warnings.showwarning =
-    ...``) is monkeypatching."""
-    roots = _PATCHABLE_ROOTS | set(_import_bindings(tree))  # every imported name (warnings.showwarning = ...)
+    """Assigning to or deleting an attribute of an imported name, or of a name bound to a library object without
+    calling it (:func:`_library_aliases`: ``T = torch.Tensor; T.add = ...``, which a rule on imported names alone
+    missed, a fourth red-team helper), is monkeypatching. The candidate's own objects (``self``, a descriptor it
+    made) stay assignable. Modules cannot be aliased at all (:func:`_check_module_values`)."""
+    bindings = _import_bindings(tree)
+    roots = set(bindings) | _library_aliases(tree, bindings) | {"builtins"}
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        for target in targets:
-            if isinstance(target, ast.Attribute):
-                root = _dotted(target).split(".")[0]
-                if root in roots:
-                    _flag(flags, "monkeypatch", f"assigns to {_dotted(target)}: patching libraries is not allowed")
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = node
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in roots:
+                _flag(flags, "monkeypatch", f"assigns to {ast.unparse(node)[:80]}: patching libraries is not allowed")
+
+
+def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
+    """Names bound where no ``ast.Name`` is written: a ``match`` statement's patterns read attributes whose names
+    are plain strings (``case object(__self__=b)`` is ``len.__self__``) and bind names (``case __del__:`` in a class
+    body defines a finalizer), so ``match`` is refused as a whole; and every symbol of every scope (:mod:`symtable`:
+    imports ``as`` a name, parameters, class and function names, comprehension targets) must not be a dunder
+    other than the allowed ones (``from functools import partial as __class_getitem__``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Match):
+            _flag(flags, "forbidden_syntax", "uses a match statement: its patterns read attributes and bind names "
+                                             "out of the rules' sight; use if/elif")
+    allowed = ALLOWED_DUNDER_NAMES | ALLOWED_DUNDER_METHODS
+    todo = [symtable.symtable(source, "candidate.py", "exec")]
+    while todo:
+        table = todo.pop()
+        todo.extend(table.get_children())
+        for sym in table.get_symbols():
+            name = sym.get_name()
+            if name == "__class__" and sym.is_free():
+                continue  # the cell super() reads: bound by the interpreter, not the candidate
+            if _is_dunder(name) and name not in allowed:
+                _flag(flags, "forbidden_attribute", f"binds the name {name}: the interpreter's own names are not "
+                                                    f"allowed")
 
 
 def _check_structure(tree: ast.Module, flags: list) -> None:

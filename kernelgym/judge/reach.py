@@ -34,6 +34,8 @@ FORBIDDEN_SUBMODULES = (
     "torch.utils.cpp_extension", "torch.distributed", "torch.cuda.tunable", "torch.serialization", "torch.package",
     "torch.hub", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.lib.stride_tricks", "numpy.testing",
     "triton.testing", "triton.tools.disasm", "triton.runtime.build", "triton.backends",
+    # knobs.setenv writes the environment, which names modules Triton imports (TRITON_CACHE_MANAGER)
+    "triton.knobs",
 )
 #: what a CUDA candidate may reach besides: the extension builder (its native code is the backend itself)
 NATIVE_BUILDERS = ("torch.utils.cpp_extension",)
@@ -75,9 +77,12 @@ def _forbidden_objects() -> dict[int, str]:
 #: or start threads and processes: public helpers of allowed packages that wrap them (``numpy.testing.measure``
 #: execs a string, ``triton.language.str_to_ty`` evals one, ``triton.runtime.jit.create_function_from_signature``
 #: execs source it pastes together; a third red-team helper, 2026-12-05)
-CODE_RUNNING_BUILTINS = {"exec", "eval", "compile", "__import__"}
+CODE_RUNNING_BUILTINS = {"exec", "eval", "compile", "__import__",
+                         # attribute access by a name the caller passes: torch.ao.quantization.utils.getattr_from_fqn
+                         # is functools.reduce(getattr, ...) (a fourth red-team helper)
+                         "getattr", "setattr", "delattr"}
 CODE_RUNNING_ATTRS = {"_getframe", "start_new_thread", "Thread", "Popen", "system", "fork", "execv", "execve",
-                      "dlopen", "CDLL"}
+                      "dlopen", "CDLL", "import_module", "attrgetter", "methodcaller", "resolve_name"}
 
 
 def _runs_code(value) -> str | None:
@@ -142,3 +147,25 @@ def forbidden_reach(path: str, native: bool = False) -> str | None:
         if why is not None:
             return why
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def names_a_module(path: str) -> bool:
+    """Whether the dotted ``path`` (rooted at an allowed module) is a module here. Only a path that resolves through
+    modules to a module counts; one that does not resolve is not a module."""
+    from kernelgym.judge.guards import ALLOWED_MODULES
+
+    parts = path.split(".")
+    if parts[0] not in ALLOWED_MODULES:
+        return False
+    try:
+        obj = importlib.import_module(parts[0])
+        for i in range(1, len(parts)):
+            if not isinstance(obj, types.ModuleType):
+                return False
+            obj = getattr(obj, parts[i]) if hasattr(obj, parts[i]) else \
+                importlib.import_module(".".join(parts[:i + 1]))
+    except Exception:  # noqa: BLE001 - unresolved here
+        return False
+    return isinstance(obj, types.ModuleType)
+
