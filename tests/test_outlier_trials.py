@@ -13,7 +13,7 @@ import types
 
 import pytest
 
-from kernelgym.judge.inputs import OUTLIERS, SIGNED_OUTLIERS, make_inputs
+from kernelgym.judge.inputs import OUTLIERS, SIGNED_OUTLIERS, WIDE_OUTLIERS, make_inputs
 from kernelgym.judge.profiles import get_profile
 from kernelgym.tasks.task import task_from_source
 
@@ -33,6 +33,17 @@ def test_signed_outliers_keep_each_tensors_sign_and_either_sign_ones_do_not():
     for x, s in zip(plain, signed):  # outliers still injected, at the same share of positions
         assert 0 < int((x != s).sum()) <= 200
     assert bool((signed[2][signed[2] != plain[2]] < 0).any())  # a tensor of both signs keeps both
+
+
+def test_wide_outliers_leave_half_precision_range_in_float32_tensors_only():
+    import torch
+
+    module = types.SimpleNamespace(get_inputs=lambda: [torch.randn(100_000), torch.randn(100_000).half()])
+    plain, either = make_inputs(module, 5, "cpu"), make_inputs(module, 5, "cpu", OUTLIERS)
+    wide = make_inputs(module, 5, "cpu", WIDE_OUTLIERS)
+    assert float(wide[0].abs().max()) > 65504 >= float(either[0].abs().max())
+    assert 0 < int((wide[0] != plain[0]).sum()) <= 100
+    assert torch.equal(wide[1], either[1])  # a float16 tensor gets the ordinary outliers
 
 
 def problem(forward: str, inputs: str) -> str:
@@ -98,7 +109,8 @@ CUMPROD_THROUGH_LOGS = candidate("y = torch.exp(torch.cumsum(tlog(a), dim=1))")
 
 @pytest.mark.parametrize("source, text, status, outliers", [
     (KL_DIV, KL_DIV_CLAMPED, "ok", "signed"),                       # reference NaN on negative probabilities
-    (CUMPROD, CUMPROD_THROUGH_LOGS, "incorrect", "either_sign"),    # reference finite on negative values
+    # reference finite on negative values, and on values beyond float16's range: the wide outliers of either sign
+    (CUMPROD, CUMPROD_THROUGH_LOGS, "incorrect", "wide"),
     (BCE, BCE_KERNEL, "ok", "none"),                                # reference raises on every outlier input
 ])
 def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source, text, status, outliers):

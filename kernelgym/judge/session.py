@@ -23,7 +23,7 @@ from kernelgym.judge.admission import GpuAdmission, SlicedHold
 from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
 from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_REASON
 from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
-from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, call_seed, secret_seed
+from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, WIDE_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
     tree_usage
@@ -395,13 +395,14 @@ class Session:
             self._repeating = False
 
     def _outlier_inputs(self, seed: int) -> tuple[int, tuple]:
-        """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign,
-        unless the reference's outputs on those are not finite or it raises on them
+        """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign and
+        beyond half precision's range in float32 and float64 inputs (:data:`~kernelgym.judge.inputs.WIDE_OUTLIERS`),
+        else of either sign, unless the reference's outputs on those are not finite or it raises on them
         (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`: each input keeps its sign); when it raises on those too,
         the task's domain has no outliers and the trial runs on standard inputs (``NO_OUTLIERS``)."""
         import torch
 
-        for kind in (OUTLIERS, SIGNED_OUTLIERS):
+        for kind in (WIDE_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS):
             try:
                 refs = self._reference_outputs(seed, kind)
             except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
@@ -768,7 +769,7 @@ class Session:
 
 
 #: what an outlier trial's record says about its inputs
-OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
+OUTLIER_RECORDS = {WIDE_OUTLIERS: "wide", OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
 
 
 def integrity_flags(header: dict) -> list:

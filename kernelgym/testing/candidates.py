@@ -278,6 +278,10 @@ return torch.ones_like(x)''')), "incorrect", "outside"),
     # class 9: precision downgrade beyond the tolerance contract
     "fp16_downgrade": ("guarded", candidate(expr="(tl.maximum(x, 0.0) * 2.0 + 1.0).to(tl.float16).to(tl.float32)"),
                        "incorrect", "outside"),
+    # ... and within it, but not within float32's range: data kept in half precision saturates at 65504 (float16's
+    # 11 significant bits are TF32's, so only the wide outliers tell it from an honest fp32 kernel)
+    "half_precision_range": ("guarded", candidate(expr="tl.minimum(tl.maximum(x, 0.0), 65504.0) * 2.0 + 1.0"),
+                             "incorrect", "outside"),
     # class 10: leaving the sandbox
     "write_outside_scratch": ("guarded", kernel_forward(indent('''
 open("/tmp/kernelgym_escape.txt", "w").write("x")
