@@ -189,3 +189,69 @@ def test_linter_fails_a_task_with_one_output_a_kernel_could_skip(tmp_path):
     report = lint_source(tmp_path, TINY_SECOND_OUTPUT_TASK)
     assert not report.ok
     assert "output 1 of 2, an all-zero answer passes" in report.checks["nonconstant"][1]
+
+
+#: LayerNorm after a GEMM; ``{init}`` is the constructor's last line (nothing: PyTorch's default weight 1, bias 0)
+LAYERNORM_TASK = '''
+import torch
+import torch.nn as nn
+KERNELGYM = {{"category": "Normalization", "flops": "2 * M * N * N", "bytes": "4 * (2 * M * N + N * N)",
+             "small": {{"M": 16, "N": 32}}, "atol": 1e-3, "rtol": 1e-3}}
+M, N = 64, 128
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self.norm = nn.LayerNorm(n)
+        {init}
+    def forward(self, x):
+        return self.norm(self.fc(x))
+def get_inputs():
+    return [torch.randn(M, N)]
+def get_init_inputs():
+    return [N]
+'''
+
+
+def test_linter_fails_a_task_whose_parameters_keep_a_constant_default(tmp_path):
+    """LayerNorm's weight of ones and bias of zeros: a kernel that never read them would pass, since the judge only
+    varies the inputs. Drawn from the seeded generator instead, the task passes every check."""
+    constant = lint_source(tmp_path / "constant", LAYERNORM_TASK.format(init=""))
+    assert not constant.ok
+    assert constant.checks["parameters_vary"] == (False, "constant (a kernel could skip reading them): "
+                                                         "norm.weight (all 1), norm.bias (all 0)")
+    assert all(ok for name, (ok, _) in constant.checks.items() if name != "parameters_vary"), constant.render()
+
+    varied = lint_source(tmp_path / "varied", LAYERNORM_TASK.format(
+        init="nn.init.uniform_(self.norm.weight, 0.5, 1.5); nn.init.uniform_(self.norm.bias, -0.5, 0.5)"))
+    assert varied.ok, varied.render()
+    half = lint_source(tmp_path / "half", LAYERNORM_TASK.format(init="nn.init.uniform_(self.norm.weight, 0.5, 1.5)"))
+    assert half.checks["parameters_vary"] == (False, "constant (a kernel could skip reading them): norm.bias (all 0)")
+
+
+def test_linter_reports_constant_parameters_of_kernelbench_problems(tmp_path):
+    """KernelBench's problems go through the check too (at their own shapes), reported like the others."""
+    source = LAYERNORM_TASK.format(init="").replace('"small": {"M": 16, "N": 32}, ', "")
+    write_task(tmp_path / "level2", "3_Gemm_LayerNorm.py", source)
+    report = lint_task(load_tasks(tmp_path, task_set="kernelbench")[0])
+    assert report.checks["parameters_vary"][0] is False and "norm.weight (all 1)" in report.checks["parameters_vary"][1]
+    assert "speed" not in report.checks  # the KernelBench path: no speed band
+
+
+def test_constant_state_counts_what_the_forward_reads():
+    """A batch norm's running statistics count in eval mode (the forward normalises by them) but not in training mode
+    (it normalises by the batch's and only writes them); integer buffers and one-element tensors never count."""
+    import torch.nn as nn
+
+    from kernelgym.judge.lint import constant_state
+
+    bn = nn.BatchNorm1d(4)
+    assert constant_state(bn.eval()) == ["weight (all 1)", "bias (all 0)", "running_mean (all 0)",
+                                         "running_var (all 1)"]
+    assert constant_state(nn.Sequential(bn).train()) == ["0.weight (all 1)", "0.bias (all 0)"]
+    nn.init.uniform_(bn.weight, 0.5, 1.5)
+    nn.init.uniform_(bn.bias, -0.5, 0.5)
+    assert constant_state(bn.train()) == []
+    scalar = nn.Linear(1, 1)
+    nn.init.constant_(scalar.weight, 1.0)
+    assert constant_state(scalar) == [] and constant_state(lambda x: x) == []

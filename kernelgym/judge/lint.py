@@ -5,6 +5,11 @@ Checks, per task (each a named line in the report):
 * ``load``          the file loads; metadata valid; a small-shape variant exists; bytes > 0 and flops >= 0 (pure
                     data movement has no FLOPs)
 * ``init``          two builds under the same seed hold identical parameters and buffers
+* ``parameters_vary`` no floating parameter or buffer of more than one element holds one value throughout (a
+                    LayerNorm's default weight of ones and bias of zeros, a bias set to a constant): the judge varies
+                    the inputs, never the model's state, so a kernel that assumed the constant and never read it would
+                    be judged correct. Exempt: what the forward cannot read, i.e. the running statistics of a
+                    batch/instance norm in training mode (it normalises by the batch's own, and only writes them)
 * ``deterministic`` the same seed gives bit-identical outputs, or (float atomics on a GPU) outputs within 1/10 of
                     the task's tolerance of each other
 * ``seed_varies``   different seeds give different outputs (``statistical`` tasks: different samples)
@@ -20,7 +25,8 @@ Checks, per task (each a named line in the report):
                     FLOP rate (flops / time) below the device's ceilings (else the formulas over-count)
 
 KernelBench's problems (task set ``kernelbench``) run at their own shapes, also on the CPU, through ``init``,
-``deterministic``, ``seed_varies``, ``nonconstant`` and ``memory`` only (they declare no small shapes or formulas).
+``parameters_vary``, ``deterministic``, ``seed_varies``, ``nonconstant`` and ``memory`` only (they declare no small
+shapes or formulas); many of them keep PyTorch's default initialisations, which ``parameters_vary`` reports.
 """
 
 from __future__ import annotations
@@ -78,8 +84,8 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
     from kernelgym.judge.inputs import as_tuple, build_model, make_inputs
 
     # KernelBench's problems declare neither small shapes nor byte/FLOP formulas: they are linted at their own
-    # shapes (also on the CPU) for what makes a reward meaningless (init, determinism, dependence on the inputs,
-    # memory), without the format checks and speed bands of the bundled suite
+    # shapes (also on the CPU) for what makes a reward meaningless (init, state that a kernel could assume,
+    # determinism, dependence on the inputs, memory), without the format checks and speed bands of the bundled suite
     foreign = task.task_set == "kernelbench"
     small = device == "cpu" and not foreign
     if small and not task.small:
@@ -107,6 +113,10 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
     s1, s2 = state(m1), state(m2)
     same_init = s1.keys() == s2.keys() and all(torch.equal(s1[k], s2[k]) for k in s1)
     report.add("init", same_init, "" if same_init else "parameters differ between two builds under one seed")
+    constant = constant_state(m1)
+    report.add("parameters_vary", not constant, "" if not constant else
+               "constant (a kernel could skip reading them): " + ", ".join(constant[:6])
+               + (f" and {len(constant) - 6} more" if len(constant) > 6 else ""))
 
     def run(seed):
         with torch.no_grad():
@@ -163,6 +173,30 @@ def _lint(task: Task, device: str, max_small_s: float, report: LintReport) -> No
                    else "")
     else:
         _lint_gpu_speed(task, module, m1, device, flops, nbytes, report)
+
+
+def constant_state(model) -> list[str]:
+    """Each floating parameter or buffer of ``model`` with more than one element, all of one value, as
+    ``"name (all V)"``, in ``named_parameters``/``named_buffers`` order; [] for a model that is no ``nn.Module``.
+
+    Left out: the running statistics of a batch or instance norm in training mode, which its forward only writes
+    (it normalises by the batch's statistics), so no kernel's output depends on them."""
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        return []
+    unread = set()
+    for prefix, module in model.named_modules():
+        if isinstance(module, torch.nn.modules.batchnorm._NormBase) and module.training:
+            unread.update(f"{prefix}.{n}" if prefix else n for n in ("running_mean", "running_var"))
+    out = []
+    for name, t in (*model.named_parameters(), *model.named_buffers()):
+        if name in unread or not t.is_floating_point() or t.numel() <= 1:
+            continue
+        flat = t.detach().reshape(-1)
+        if bool((flat == flat[0]).all()):
+            out.append(f"{name} (all {float(flat[0]):g})")
+    return out
 
 
 def _lint_memory(task: Task, report: LintReport) -> None:

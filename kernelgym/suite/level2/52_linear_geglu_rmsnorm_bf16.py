@@ -23,6 +23,7 @@ class Model(nn.Module):
         super().__init__()
         self.proj = nn.Linear(d_model, 2 * hidden, dtype=torch.bfloat16)
         self.norm = nn.RMSNorm(hidden, eps=1e-6, dtype=torch.bfloat16)
+        nn.init.uniform_(self.norm.weight, 0.5, 1.5)  # not the default ones: a kernel must read it
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         g, u = self.proj(x).chunk(2, dim=-1)

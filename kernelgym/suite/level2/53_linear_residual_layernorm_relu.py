@@ -23,6 +23,8 @@ class Model(nn.Module):
         super().__init__()
         self.fc = nn.Linear(in_features, out_features)
         self.norm = nn.LayerNorm(out_features)
+        nn.init.uniform_(self.norm.weight, 0.5, 1.5)  # not the defaults (1, 0): a kernel must read them
+        nn.init.uniform_(self.norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
         return torch.relu(self.norm(self.fc(x) + residual))

@@ -27,6 +27,9 @@ class Model(nn.Module):
         self.pw1 = nn.Linear(dim, 4 * dim)
         self.pw2 = nn.Linear(4 * dim, dim)
         self.gamma = nn.Parameter(torch.full((dim,), 0.5))
+        nn.init.uniform_(self.norm.weight, 0.5, 1.5)  # not the defaults (1, 0): a kernel must read them
+        nn.init.uniform_(self.norm.bias, -0.5, 0.5)
+        nn.init.uniform_(self.gamma, 0.25, 0.75)  # a per-channel layer scale, not one constant
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.dwconv(x).permute(0, 2, 3, 1)

@@ -26,6 +26,8 @@ class Model(nn.Module):
         self.kernel_size = kernel_size
         self.conv = nn.Conv1d(channels, channels, kernel_size)
         self.norm = nn.LayerNorm(channels)
+        nn.init.uniform_(self.norm.weight, 0.5, 1.5)  # not the defaults (1, 0): a kernel must read them
+        nn.init.uniform_(self.norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = F.gelu(self.conv(F.pad(x, (self.kernel_size - 1, 0))))

@@ -25,6 +25,8 @@ class Model(nn.Module):
         super().__init__()
         self.conv = nn.Conv1d(in_channels, out_channels, kernel_size, padding=kernel_size // 2)
         self.bn = nn.BatchNorm1d(out_channels, track_running_stats=False)
+        nn.init.uniform_(self.bn.weight, 0.5, 1.5)  # not the defaults (1, 0): a kernel must read them
+        nn.init.uniform_(self.bn.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(self.bn(self.conv(x))).amax(dim=2)

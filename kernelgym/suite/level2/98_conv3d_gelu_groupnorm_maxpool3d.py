@@ -26,6 +26,8 @@ class Model(nn.Module):
         super().__init__()
         self.conv = nn.Conv3d(in_channels, out_channels, 3, padding=1)
         self.norm = nn.GroupNorm(groups, out_channels)
+        nn.init.uniform_(self.norm.weight, 0.5, 1.5)  # not the defaults (1, 0): a kernel must read them
+        nn.init.uniform_(self.norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.max_pool3d(self.norm(F.gelu(self.conv(x))), 2)

@@ -34,6 +34,10 @@ class Model(nn.Module):
         self.norm2 = nn.LayerNorm(d)
         for lin, std in ((self.q, 2.0), (self.k, 2.0), (self.v, 1.0), (self.o, 1.0)):
             nn.init.normal_(lin.weight, std=std * d ** -0.5)
+        # the norms' weights and biases off their defaults (1, 0): a kernel must read them
+        for norm in (self.norm1, self.norm2):
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
+            nn.init.uniform_(norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, s, d = x.shape

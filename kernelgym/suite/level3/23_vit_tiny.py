@@ -61,6 +61,10 @@ class Model(nn.Module):
         self.head = nn.Linear(d, num_classes)
         nn.init.normal_(self.patch.weight, std=(3 * patch * patch) ** -0.5)
         nn.init.normal_(self.head.weight, std=d ** -0.5)
+        # the norms' weights and biases off their defaults (1, 0): a kernel must read them
+        for norm in [n for block in self.blocks for n in (block.norm1, block.norm2)] + [self.norm]:
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
+            nn.init.uniform_(norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.patch(x).flatten(2).transpose(1, 2)          # [B, N, D]

@@ -38,6 +38,10 @@ class Model(nn.Module):
         nn.init.normal_(self.k.weight, std=2.0 * dc ** -0.5)
         nn.init.normal_(self.v.weight, std=dc ** -0.5)
         nn.init.normal_(self.o.weight, std=d ** -0.5)
+        # the norms' weights and biases off their defaults (1, 0): a kernel must read them
+        for norm in (self.norm_q, self.norm_c, self.norm_mlp):
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
+            nn.init.uniform_(norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
         b, t, d = x.shape

@@ -44,6 +44,8 @@ class Model(nn.Module):
         with torch.no_grad():   # dt initialised so that softplus(bias) lies in [1e-2, 5e-1]
             dt = torch.exp(torch.rand(e) * (math.log(0.5) - math.log(1e-2)) + math.log(1e-2))
             self.dt_proj.bias.copy_(dt + torch.log(-torch.expm1(-dt)))
+        nn.init.uniform_(self.norm_weight, 0.5, 1.5)  # not the default ones: a kernel must read them
+        nn.init.uniform_(self.D_skip, 0.5, 1.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, l, _ = x.shape

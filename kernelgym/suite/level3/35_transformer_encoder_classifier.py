@@ -57,6 +57,10 @@ class Model(nn.Module):
         self.norm = nn.LayerNorm(d)
         self.head = nn.Linear(d, classes)
         nn.init.normal_(self.head.weight, std=4.0 * d ** -0.5)
+        # the norms' weights and biases off their defaults (1, 0): a kernel must read them
+        for norm in [n for layer in self.layers for n in (layer.ln1, layer.ln2)] + [self.norm]:
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
+            nn.init.uniform_(norm.bias, -0.5, 0.5)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         x = self.tok(tokens) + self.pos

@@ -52,6 +52,8 @@ class Model(nn.Module):
                          (self.w_up, 1.0)):
             nn.init.normal_(lin.weight, std=std * d ** -0.5)
         nn.init.normal_(self.w_down.weight, std=ff ** -0.5)
+        for norm in (self.attn_norm, self.mlp_norm):  # not the default ones: a kernel must read them
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, s, d = x.shape

@@ -29,6 +29,9 @@ class Model(nn.Module):
         nn.init.normal_(self.dw.weight, std=49 ** -0.5)
         nn.init.normal_(self.pw1.weight, std=c ** -0.5)
         nn.init.normal_(self.pw2.weight, std=2.0 * (4 * c) ** -0.5)
+        nn.init.uniform_(self.norm.weight, 0.5, 1.5)  # not the defaults (1, 0): a kernel must read them
+        nn.init.uniform_(self.norm.bias, -0.5, 0.5)
+        nn.init.uniform_(self.gamma, 0.25, 0.75)  # a per-channel layer scale, not one constant
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.dw(x).permute(0, 2, 3, 1)                   # NHWC

@@ -45,6 +45,10 @@ class Model(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList(MixerLayer(p, c, token_hidden, channel_hidden) for _ in range(depth))
         self.norm = nn.LayerNorm(c)
+        # the norms' weights and biases off their defaults (1, 0): a kernel must read them
+        for norm in [n for layer in self.layers for n in (layer.norm1, layer.norm2)] + [self.norm]:
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
+            nn.init.uniform_(norm.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:

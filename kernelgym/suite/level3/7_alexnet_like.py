@@ -47,7 +47,7 @@ class Model(nn.Module):
         for m in self.modules():
             if isinstance(m, (nn.Conv2d, nn.Linear)):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
-                nn.init.zeros_(m.bias)
+                nn.init.uniform_(m.bias, -0.2, 0.2)  # not zeros: a kernel must read the biases
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.pool(self.features(x)).flatten(1)

@@ -55,7 +55,7 @@ class ModelNew(nn.Module):
         for lin_h, lin_t in zip(self.h, self.t):
             nn.init.kaiming_normal_(lin_h.weight, nonlinearity="relu")
             nn.init.normal_(lin_t.weight, std=d ** -0.5)
-            nn.init.constant_(lin_t.bias, -1.0)
+            nn.init.uniform_(lin_t.bias, -1.5, -0.5)  # around -1, not one constant
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.contiguous()
