@@ -213,6 +213,8 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     # standard functions whose __module__ is their C accelerator (_functools, _warnings)
     candidate(imports="import warnings\nfrom functools import reduce", pre="n = reduce(lambda a, b: a * b, x.shape, 1)",
               extra="warnings.warn('fine')"),
+    # nn.Module's own modules() (ten bundled tasks initialise their weights through it)
+    candidate(pre="n = sum(1 for m in self.modules())"),
     # attributes of its own objects, a descriptor among them (Triton's TMA pre-hook pattern); classes as values;
     # a string's replace(); super() (its __class__ cell)
     candidate(imports="from triton.tools.tensor_descriptor import TensorDescriptor",

@@ -317,7 +317,10 @@ def _check_builtin_references(source: str, flags: list) -> None:
 def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in MODULE_ALIASES \
-                and not _dotted(node).endswith("nn.modules"):  # torch.nn.modules is the nn package itself
+                and not _dotted(node).endswith("nn.modules") \
+                and not (node.attr == "modules" and _dotted(node).split(".")[0] in PRIVATE_ATTRIBUTE_OWNERS):
+            # torch.nn.modules is the nn package itself; self.modules() is nn.Module's own (a module cannot be
+            # held by self: _check_module_values)
             _flag(flags, "forbidden_module_alias", f"uses {ast.unparse(node)[:80]}: reaches the forbidden module "
                                                    f"{node.attr!r} through another one")
         if isinstance(node, ast.Attribute) and HOOK_ATTR.search(node.attr):
