@@ -55,9 +55,10 @@ def test_correct_kernel_passes_every_trial(judge, relu_task):
     result = judge.evaluate(relu_task, GOOD, profile=SHORT)
     assert result.status == "ok", result.message + result.log_tail
     assert result.correct and result.compiled
-    assert len(result.trials) == SHORT.trials + SHORT.outlier_trials + 1
+    assert len(result.trials) == SHORT.trials + SHORT.outlier_trials + 2
     assert [t["stage"] for t in result.trials].count("recheck") == 1  # once more after timing
-    assert {t["stage"] for t in result.trials} == {"standard", "outlier", "recheck"}
+    assert [t["stage"] for t in result.trials].count("wide") == 1  # a float32 task: outliers beyond float16's range
+    assert {t["stage"] for t in result.trials} == {"standard", "outlier", "wide", "recheck"}
     assert result.timing_meaningful is False and "not meaningful" in result.message
     assert result.runtime_ms > 0 and result.baseline_ms > 0
     assert set(result.durations) >= {"format", "static", "compile", "correctness", "timing", "total"}

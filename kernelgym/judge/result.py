@@ -15,9 +15,10 @@ message            one short human-readable sentence on the verdict
 log_tail           the last lines of what the candidate printed / the traceback (bounded)
 trials             list of per-trial correctness records: ``{"trial", "stage" (standard|outlier), "seed"
                    (the public part only), "ok", "max_abs_err", "max_rel_err", "worst_index", "reason"}``;
-                   outlier trials add ``"outliers"``: ``"wide"`` (float32/float64 inputs get outliers beyond
-                   float16's range, :data:`kernelgym.judge.inputs.WIDE_OUTLIERS`), ``"either_sign"`` when the
-                   reference was not finite on those, ``"signed"`` when the reference was not
+                   the stage ``wide`` is the trial of float32/float64 tasks whose positive outliers go beyond
+                   float16's range (:data:`kernelgym.judge.inputs.WIDE_OUTLIERS`; left out where the reference is
+                   not finite on them); outlier trials add ``"outliers"``: ``"either_sign"``, ``"signed"`` when the
+                   reference was not
                    finite or raised on those (:data:`kernelgym.judge.inputs.SIGNED_OUTLIERS`), or ``"none"`` when
                    it raised on signed ones too (standard inputs then)
 runtime_ms         candidate forward time: median (ms) or ``None`` when not timed

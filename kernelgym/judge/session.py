@@ -289,6 +289,9 @@ class Session:
         for i in range(n_standard + n_outlier):
             with self.gpu(label="trial"), self.step("trials"):
                 self.trial(i, "standard" if i < n_standard else "outlier")
+        if n_outlier and self.task.dtype in WIDE_TASK_DTYPES:
+            with self.gpu(label="trial"), self.step("trials"):
+                self.wide_trial(n_standard + n_outlier)
         if self.task.check == "statistical" and self._first_draw is not None:
             with self.gpu(label="trial"), self.step("trials"):
                 self.trial(0, "repeat")  # the first trial's inputs again: is the randomness fresh?
@@ -394,15 +397,37 @@ class Session:
         finally:
             self._repeating = False
 
+    def wide_trial(self, index: int) -> None:
+        """The trial of :data:`~kernelgym.judge.inputs.WIDE_OUTLIERS`: positive outliers beyond float16's range,
+        after the ordinary outlier trials of a float32/float64 task. Its tolerance adds :data:`WIDE_ATOL` (the
+        rounding of a few units in the last place of 1e5: an honest scan that subtracts prefix sums from a block's
+        total carries it) to the outlier trials' atol; what it is for fails by far more (half precision turns
+        1e5 into inf, a kernel reading part of a reduction's input sees another share of the outliers). Where the
+        reference raises on those inputs or is not finite on them, the task's domain does not reach that far and
+        the trial is left out."""
+        import torch
+
+        seed = self.secret("wide", index)
+        try:
+            refs = self._reference_outputs(seed, WIDE_OUTLIERS)
+        except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
+            raise
+        except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs)
+            return
+        if not all_finite(refs):
+            return
+        self.send(Command.TRIAL, seed, WIDE_OUTLIERS)
+        self.compare(seed, WIDE_OUTLIERS, f"wide trial {index}", trial={"trial": index, "stage": "wide",
+                                                                        "outliers": "wide"}, refs=refs)
+
     def _outlier_inputs(self, seed: int) -> tuple[int, tuple]:
-        """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign and
-        beyond half precision's range in float32 and float64 inputs (:data:`~kernelgym.judge.inputs.WIDE_OUTLIERS`),
-        else of either sign, unless the reference's outputs on those are not finite or it raises on them
+        """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign,
+        unless the reference's outputs on those are not finite or it raises on them
         (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`: each input keeps its sign); when it raises on those too,
         the task's domain has no outliers and the trial runs on standard inputs (``NO_OUTLIERS``)."""
         import torch
 
-        for kind in (WIDE_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS):
+        for kind in (OUTLIERS, SIGNED_OUTLIERS):
             try:
                 refs = self._reference_outputs(seed, kind)
             except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
@@ -499,7 +524,7 @@ class Session:
                     return TrialCheck(False, f"output {i}: {exc}")
             else:
                 outs.append(desc.get("value"))
-        atol = self.task.atol * (10.0 if outlier else 1.0)
+        atol = self.task.atol * (10.0 if outlier else 1.0) + (WIDE_ATOL if outlier == WIDE_OUTLIERS else 0.0)
         agains = None
         if self.task.check == "statistical":  # two more independent draws: could the output be one more?
             with self.step("reference"):
@@ -769,7 +794,11 @@ class Session:
 
 
 #: what an outlier trial's record says about its inputs
-OUTLIER_RECORDS = {WIDE_OUTLIERS: "wide", OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
+OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
+#: the tasks whose inputs get a wide trial (:meth:`Session.wide_trial`), and the absolute tolerance it adds: 16
+#: units in the last place of float32 at 1e5
+WIDE_TASK_DTYPES = ("float32", "float64")
+WIDE_ATOL = 16 * 2.0 ** -23 * 2.0 ** 16  # 2**16 <= 1e5 < 2**17: a unit in the last place there is 2**-7
 
 
 def integrity_flags(header: dict) -> list:

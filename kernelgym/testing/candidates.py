@@ -236,6 +236,24 @@ typing.get_type_hints(hint)["a"]._WATCHED.clear()'''), "rejected", "get_type_hin
         indent("return launch(x)"), imports="import triton.language.extra as tle", extra='''
 W = tle.pkgutil.resolve_name("kernelgym.judge.worker")
 W.Worker.send = lambda me, header: None'''), "rejected", "pkgutil"),
+    # a fourth red-team helper's routes (2026-12-05): a match pattern reading an attribute named by a string, a
+    # generator's code renamed and rebuilt, a module held in a variable
+    "forge_through_match_pattern": ("guarded", kernel_forward(indent("return launch(x)"), extra='''
+match len:
+    case object(__self__=B):
+        B.exec("import sys; sys.modules['kernelgym.judge.worker']._WATCHED.clear()")'''), "rejected", "match"),
+    "forge_through_renamed_code": ("guarded", kernel_forward(indent("return launch(x)"), extra='''
+def payload(text):
+    RUN(text)
+    yield
+code = payload("").gi_code
+rebuilt = type(payload)(code.replace(co_names=tuple("ex" + "ec" if n == "RUN" else n for n in code.co_names)), {})
+next(rebuilt("import sys; sys.modules['kernelgym.judge.worker']._WATCHED.clear()"))'''), "rejected", "gi_code"),
+    "forge_through_a_module_in_a_variable": ("guarded", kernel_forward(indent("return launch(x)"), extra='''
+pu = torch.autograd.profiler_util
+B = pu.attrgetter("__self__")(len)
+pu.attrgetter("exec")(B)("import sys; sys.modules['kernelgym.judge.worker']._WATCHED.clear()")'''),
+        "rejected", "as a value"),
     "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
                                                 extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
                       "rejected", "patching"),
