@@ -98,6 +98,7 @@ FORBIDDEN_ATTRS = {
     "set_num_threads", "set_num_interop_threads", "FileCacheManager",
 }
 
+
 def _introspection_attributes() -> frozenset:
     """The attribute names of code, frame, generator, coroutine, traceback, function and cell objects that no
     ordinary value has (``gi_code``, ``co_names``, ``tb_frame``, ``cell_contents``, ...): with them a code object is
@@ -119,6 +120,7 @@ def _introspection_attributes() -> frozenset:
     return frozenset(name for name in own - ordinary if not name.startswith("__"))
 
 
+#: Attribute names only interpreter objects have (:func:`_introspection_attributes`), refused like FORBIDDEN_ATTRS.
 INTROSPECTION_ATTRS = _introspection_attributes()
 #: Dunder attributes kernel code may use (``super().__init__()``); any other, read or defined, reaches the
 #: interpreter's machinery (``len.__self__`` is the builtins module, ``__reduce_ex__`` runs at pickling, ...).
