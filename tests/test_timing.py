@@ -142,6 +142,37 @@ def test_the_runner_bound_is_relative_and_rejects_large_lies():
     assert lower_bound_ms(0.1, 5.0, 5, on_gpu=False) == 0.0  # never negative
 
 
+def test_the_null_overhead_is_the_least_over_blocks_and_never_negative():
+    from kernelgym.judge.wallclock import null_overhead_ms
+
+    assert null_overhead_ms([0.9, 0.5, 2.0], [0.1, 0.1, 0.1]) == pytest.approx(0.4)  # a slow block is noise
+    assert null_overhead_ms([0.05], [0.08]) == 0.0
+    assert null_overhead_ms([], []) == 0.0
+
+
+def test_null_calls_run_before_the_candidate_loads_and_are_reported(tmp_path, relu_task):
+    """Every evaluation that gets a worker times null calls in it before ``go`` (the worker's own code only): the
+    overhead its blocks will carry, reported beside the reference's; the bound uses it on a GPU only."""
+    from kernelgym.judge.runner import Judge
+
+    result = Judge(device="cpu", cache_dir=tmp_path).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    spread = result.runtime_spread
+    assert spread["null_overhead_ms"] > 0 and spread["reference_overhead_ms"] > 0
+    assert spread["runner_overhead_from"] == "reference"  # the CPU: see Session.check_wall_clock
+    assert result.durations["null_calls"] > 0
+
+
+def test_a_worker_refuses_null_calls_once_its_candidate_is_loaded():
+    """After ``go`` the candidate's code could slow a null block (raising the overhead, lowering the bound)."""
+    import types
+
+    from kernelgym.judge.worker import Worker
+
+    bare = types.SimpleNamespace(model=object())  # loaded
+    assert Worker.null_block(bare, 5, 1, "[]") is False
+
+
 def test_block_clock_measures_wall_time_per_call():
     import time
 

@@ -59,6 +59,8 @@ def stage(name: str) -> Stage:
 class Command:
     """Lines the runner sends (``VERB args...``)."""
 
+    NULL = "null"              # null CALLS SEED SPECS: before go, a timed block of a forward that only allocates
+                               # outputs of SPECS (JSON), every other step as in a block: the per-call overhead
     GO = "go"                  # load the candidate: execute the text, build, warm up
     TRIAL = "trial"            # trial SEED OUTLIER(0|1): one forward on fresh inputs, then its outputs
     PROFILE = "profile"        # profile SEED: one profiled forward, its report, then its outputs

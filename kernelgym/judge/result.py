@@ -25,7 +25,9 @@ runtime_ms         candidate forward time: median (ms) or ``None`` when not time
 runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci95_ms``: the median's, see
                    :func:`kernelgym.judge.timing.median_ci95`); the bounds on its runtime (``"reported_median_ms"``,
                    ``"runner_bound_ms"`` and what it was made of: ``"runner_fastest_wall_ms"``,
-                   ``"runner_fastest_block_calls"``, ``"runner_overhead_ms"``; ``"compared_floor_ms"``,
+                   ``"runner_fastest_block_calls"``, ``"runner_overhead_ms"``, ``"runner_overhead_from"``
+                   (``"null_calls"``, on a GPU: measured in the worker before its candidate loaded, also given as
+                   ``"null_overhead_ms"``; ``"reference"``: the eager reference's, ``"reference_overhead_ms"``); ``"compared_floor_ms"``,
                    ``"compared_calls"``, ``"fastest_check_ms"``); and the eager reference's: ``"baseline"``
                    (``"interleaved"``: timed in blocks alternating with the candidate's in this evaluation;
                    ``"batch"``: the figure its batch plan's first timed evaluation of the task measured and

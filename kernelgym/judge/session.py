@@ -14,6 +14,7 @@ time. While the reference is timed, the worker is frozen (``SIGSTOP`` on its pro
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import time
 
@@ -35,7 +36,8 @@ from kernelgym.judge import device_transfer
 from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
-from kernelgym.judge.wallclock import EXTRA_BLOCKS, BlockClock, check_lower_bound_ms, lower_bound_ms, mismatch
+from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, BlockClock, check_lower_bound_ms, lower_bound_ms, \
+    mismatch, null_overhead_ms
 from kernelgym.tasks import Task
 
 _RANDOM = secrets.SystemRandom()
@@ -98,6 +100,10 @@ class Session:
         #: what the bound was made of (reported for calibration, benchmarks/wall_bound.py): the candidate's fastest
         #: block's wall time per call by the runner's clock, and the reference's per-call overhead subtracted
         self.bound_inputs: dict = {}
+        #: the per-call overhead measured on null calls in the worker before its candidate loaded (ms), if measured
+        self.null_overhead_ms: float | None = None
+        self._early_refs: tuple | None = None  # (seed, outputs) of the reference, computed for the null calls
+        self._seeds: dict[tuple, int] = {}  # (trial kind, index) -> its secret seed, outside a batch plan
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
         self._compared_at: list[int] = []  # their indices in self.clock.times
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
@@ -284,6 +290,8 @@ class Session:
         of about :data:`~kernelgym.judge.admission.TIMING_HOLD_SLICE_S`. So a timer waits for the steps in flight,
         not for whole stages of other evaluations, and sharers resume between its slices."""
         self.enter("compile")
+        with self.gpu(label="null_calls"), self.step("null_calls"):
+            self.measure_null_overhead()
         self.build()
         self.enter("correctness")
         for i in range(n_standard + n_outlier):
@@ -308,6 +316,34 @@ class Session:
                 with self.gpu(label="recheck"), self.step("trials"):
                     self.trial(n_standard + n_outlier + i, "recheck")
         self.send(Command.STOP)
+
+    def measure_null_overhead(self) -> None:
+        """Before the candidate loads (the worker still runs only the judge's code), :data:`NULL_BLOCKS` blocks of
+        null calls (``null``: a forward that only allocates outputs shaped as the reference's, every other step of a
+        timed block as for the candidate) by this side's clock: the per-call overhead the runner's bound on the
+        candidate's time subtracts (:func:`kernelgym.judge.wallclock.null_overhead_ms`), measured in the process and
+        under the load that the candidate's blocks will see. The reference's outputs for the first standard trial
+        give the shapes, and are kept for that trial."""
+        seed = self.secret("standard", 0)
+        refs = self._reference_outputs(seed, NO_OUTLIERS)
+        self._early_refs = (seed, refs)
+        out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
+        calls = self.block_calls(out_bytes)
+        specs = json.dumps([describe(r) for r in refs], separators=(",", ":"))
+        walls, medians = [], []
+        for _ in range(NULL_BLOCKS):
+            started = time.perf_counter()
+            self.send(Command.NULL, calls, secret_seed(), specs)
+            times = self._block_times(self.expect(Event.TIMING), calls)
+            walls.append((time.perf_counter() - started) * 1e3 / calls)
+            medians.append(sorted(times)[len(times) // 2])
+        self.null_overhead_ms = null_overhead_ms(walls, medians)
+
+    def block_calls(self, out_bytes: int) -> int:
+        """Calls in one of the candidate's timed blocks: the profile's block, fewer where their snapshots would
+        exceed :data:`SNAPSHOT_BYTES`."""
+        per_block = max(1, SNAPSHOT_BYTES["cpu" if self.settings.on_cpu else "gpu"] // max(out_bytes, 1))
+        return max(1, min(self.reference.timing_config(self.prof).block, per_block))
 
     def build(self) -> None:
         """``go`` under a shared hold (step ``build``), given back while the worker compiles a Triton kernel
@@ -376,8 +412,11 @@ class Session:
     # -- outputs -------------------------------------------------------------------------------------------------
     def secret(self, kind: str, index: int) -> int:
         """A trial's secret seed: the batch plan's for that trial when the evaluation is part of one
-        (:mod:`kernelgym.judge.batch`), else a fresh one."""
-        return self.plan.seed(kind, index) if self.plan is not None else secret_seed()
+        (:mod:`kernelgym.judge.batch`), else a fresh one, drawn once per trial (the null calls compute the first
+        standard trial's reference outputs ahead of it, :meth:`measure_null_overhead`)."""
+        if self.plan is not None:
+            return self.plan.seed(kind, index)
+        return self._seeds.setdefault((kind, int(index)), secret_seed())
 
     def trial(self, index: int, kind: str) -> None:
         """One trial: ``standard``, ``outlier``, ``recheck`` (after timing) or, for random outputs, ``repeat`` (the
@@ -453,6 +492,8 @@ class Session:
         """Receive the worker's outputs for inputs from ``seed`` (with ``outlier``, see
         :data:`~kernelgym.judge.inputs.OUTLIERS`) and compare them with the reference's (``refs`` when the caller
         has them already)."""
+        if refs is None and self._early_refs is not None and self._early_refs[0] == seed and outlier == NO_OUTLIERS:
+            refs, self._early_refs = self._early_refs[1], None  # computed for the null calls
         if refs is None:
             refs = self._reference_outputs(seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
@@ -761,7 +802,10 @@ class Session:
 
     def _raw_block(self, calls: int) -> list[float]:
         self.send(Command.BLOCK, calls, self._block_seed)
-        header = self.expect(Event.TIMING)
+        return self._block_times(self.expect(Event.TIMING), calls)
+
+    def _block_times(self, header: dict, calls: int) -> list[float]:
+        """The times of a ``timing`` frame for a block of ``calls`` calls, checked."""
         flags = integrity_flags(header)
         if flags:
             raise self.reject(str(flags[0][0]), f"while timed: {flags[0][1]}")
@@ -776,13 +820,23 @@ class Session:
     def check_wall_clock(self, base: dict, block: int) -> float:
         """The runner's lower bound on the candidate's time per call (:mod:`kernelgym.judge.wallclock`); rejects
         timings it contradicts by more than its factor."""
-        overhead = float(base.get("overhead_ms") or 0.0)
+        # on a GPU the null calls' overhead (the worker's own per-call steps, in its process and under the host load
+        # its blocks see), else the reference's (its blocks' steps, interleaved with the candidate's in this busy
+        # process). The interpreter's per-call steps on a loaded CPU wander by tens of ms between the null blocks
+        # at the start and the candidate's blocks later, beyond the CPU's pipe allowance: the reference's,
+        # measured alongside, follow them
+        reference_overhead = float(base.get("overhead_ms") or 0.0)
+        measured = self.null_overhead_ms is not None and not self.settings.on_cpu
+        overhead = self.null_overhead_ms if measured else reference_overhead
         on_gpu = not self.settings.on_cpu
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead, calls, on_gpu)
             self.bound_inputs = {"runner_fastest_wall_ms": fastest, "runner_fastest_block_calls": calls,
-                                 "runner_overhead_ms": overhead}
+                                 "runner_overhead_ms": overhead,
+                                 "runner_overhead_from": "null_calls" if measured else "reference",
+                                 "null_overhead_ms": self.null_overhead_ms,
+                                 "reference_overhead_ms": reference_overhead}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
             reason = mismatch(self.clock.median_ms(), bound) or \
                 mismatch(self.clock.median_ms(), checks, "describing a compared call's output took")

@@ -4,7 +4,9 @@ The candidate's kernel times are measured inside its worker, which the candidate
 guard could rewrite them. The runner therefore times each block of candidate calls itself, from asking for the
 block to receiving its times, and compares. A block's wall time per call is the kernel's time plus per-call
 overhead (fresh inputs, the L2 flush, synchronisation, the pipe). The overhead is measured on the reference,
-whose blocks run the same steps with inputs of the same shapes in the runner: wall per call minus its median.
+whose blocks run the same steps with inputs of the same shapes in the runner: wall per call minus its median; and,
+where measured, on null calls run by the worker itself before its candidate loaded (:func:`null_overhead_ms`),
+which the bound then uses.
 
 The runner turns its clock into a lower bound on the candidate's time per call (:func:`lower_bound_ms`): its
 fastest block's wall time per call, less that overhead, less a fixed allowance per block for the pipe
@@ -29,6 +31,8 @@ REL_SLACK = {"gpu": 1.25, "cpu": 2.0}
 #: wall time of one block's request and reply through the pipe, allowed on top of the calls (ms)
 IPC_ALLOWANCE_MS = {"gpu": 0.5, "cpu": 30.0}
 EXTRA_BLOCKS = 2
+#: blocks of null calls the worker runs before its candidate loads (:func:`null_overhead_ms`)
+NULL_BLOCKS = 2
 #: wall time of answering ``check INDEX`` up to the header of the outputs (the worker only describes a snapshot it
 #: took already), allowed before the answer counts as work the call should have done (ms)
 CHECK_ALLOWANCE_MS = {"gpu": 50.0, "cpu": 200.0}
@@ -68,6 +72,22 @@ class BlockClock:
         """The fastest block's wall time per call and its number of calls."""
         i = min(range(len(self.per_call_ms)), key=self.per_call_ms.__getitem__)
         return self.per_call_ms[i], self.calls[i]
+
+
+def null_overhead_ms(walls_per_call_ms: list[float], medians_ms: list[float]) -> float:
+    """The per-call overhead from blocks of null calls (ms, never negative): the least, over the blocks, of a
+    block's wall time per call by the runner's clock less the median the worker timed inside its calls.
+
+    A null call is a timed call whose forward only allocates outputs of the reference's shapes, run by the worker
+    before its candidate loads, so its code is the judge's own; its other steps (inputs from a seed, the L2 flush,
+    synchronisation, snapshots, scrubbing, the pipe) are the candidate's blocks' steps, in the same process and
+    under the same host load (they share the GPU where the candidate's blocks hold it alone: GPU contention can
+    only make this overhead larger, which lowers the bound). The least over blocks: a slow block is noise, and
+    overhead over-counted only lowers the bound. Measured this way rather than only on the reference's blocks in
+    the runner, whose per-call steps need the runner's interpreter lock, which a busy pool's other evaluations
+    hold: under load the bound was zero in 58 of 64 rows of batch B at dd9beaa, with that overhead the suspected
+    cause (not measured apart)."""
+    return max(0.0, min(w - m for w, m in zip(walls_per_call_ms, medians_ms))) if walls_per_call_ms else 0.0
 
 
 def lower_bound_ms(fastest_wall_per_call_ms: float, overhead_ms: float, calls: int, on_gpu: bool) -> float:

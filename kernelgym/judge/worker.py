@@ -14,6 +14,11 @@ frames on its result channel (a pipe the runner passed as ``RESULT_FD``; what th
   device-wide synchronize, a snapshot of the outputs → ``outputs`` (descriptions, modified inputs, integrity flags),
   then each output into a file the runner made (``send PATH`` → ``tensor``);
 - ``profile SEED``: one profiled forward → ``profile`` (which kernels ran), then its outputs, as for a trial;
+- ``null CALLS SEED SPECS``, only before ``go`` (no candidate code has run yet): a timed block, as below, of a
+  forward that allocates empty outputs of the shapes and dtypes in ``SPECS`` and does nothing else → ``timing``.
+  Every per-call step of a block (inputs from the seed, the L2 flush, synchronisation, snapshots, scrubbing, the
+  pipe) runs as for the candidate, so the runner's clock on it, less its times, is the per-call overhead that the
+  runner's bound on the candidate's time subtracts (:mod:`kernelgym.judge.wallclock`);
 - ``time SEED`` → ``timing_ready`` after warm-up; ``block CALLS SEED`` → ``timing`` (per-call ms); each call's
   outputs are snapshotted right after it, and ``check INDEX`` sends the snapshot of that call, as for a trial.
 
@@ -346,6 +351,31 @@ class Worker:
         return True
 
     # -- timing ----------------------------------------------------------------------------------------------
+    def null_block(self, calls: int, seed: int, specs: str) -> bool:
+        """``null CALLS SEED SPECS``: a warm-up call and a timed block of a forward that returns fresh, empty
+        outputs of ``SPECS`` (the reference's ``describe``: tensors of a shape and dtype, or scalars). Refused once
+        the candidate is loaded: from then on its code could slow this block, which would lower the bound."""
+        if self.model is not None:
+            return False
+        outputs = [(tuple(d["shape"]), getattr(torch, d["dtype"])) if d.get("kind") == "tensor" else None
+                   for d in json.loads(specs)]
+
+        def allocate(*args):
+            made = tuple(torch.empty(o[0], dtype=o[1], device=self.device) if o is not None else 0.0
+                         for o in outputs)
+            return made[0] if len(made) == 1 else made
+
+        timer = _CallTimer(allocate, lambda i: make_inputs(self.module, call_seed(seed, i), self.device), self.device,
+                           scrub_released=True, method=self.req.get("timing_method"))
+        try:
+            _warm_up(timer, 1)
+            times = _time_block(timer, calls, [], [], seed)
+        except BaseException as exc:  # noqa: BLE001 - the task's own inputs failed: the judge's error
+            self.error("runtime_error", exc, "the null block")
+            return False
+        self.send({"event": Event.TIMING, "times_ms": times})
+        return True
+
     def start_timing(self, seed: int) -> bool:
         config = _timing.TimingConfig(**self.req["timing"])
         self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
@@ -421,6 +451,7 @@ class Worker:
     def serve(self) -> None:
         """Obey commands until ``stop``, end of input, or a failed step (the runner decides what follows)."""
         handlers = {
+            Command.NULL: lambda a: self.null_block(int(a[0]), int(a[1]), a[2]),
             Command.GO: lambda a: self.load(),
             Command.TRIAL: lambda a: self.trial(int(a[0]), int(a[1])),
             Command.PROFILE: lambda a: self.profile(int(a[0])),

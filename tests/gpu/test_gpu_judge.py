@@ -24,6 +24,12 @@ def test_good_kernel_is_timed_against_eager_with_coverage_and_iou(gpu_judge, rel
     assert result.kernel_coverage is not None and result.kernel_coverage > 0.9
     assert result.iou is not None and 0.05 < result.iou <= 1.0
     assert result.runtime_spread["n"] >= 10
+    # the bound subtracts the overhead of null calls timed in the worker before its candidate loaded; an honest
+    # kernel's report stays at or above it (its runtime is the report, not the bound)
+    spread = result.runtime_spread
+    assert spread["runner_overhead_from"] == "null_calls" and spread["null_overhead_ms"] > 0
+    assert spread["runner_bound_ms"] <= spread["reported_median_ms"]
+    print("\nBOUND", {k: v for k, v in spread.items() if "overhead" in k or "runner" in k})
     print("\nGOOD", result.runtime_ms, result.baseline_ms, result.speedup, result.compile_baseline_ms,
           result.iou, result.kernel_coverage, result.durations)
 
