@@ -167,9 +167,10 @@ def copy_pass(text: str, task: Task) -> str | None:
 
 
 def undefined_name(text: str, task: Task) -> str | None:
-    """The first ``tl.program_id(...)`` plus an undefined name: a Triton compile error (a NameError in the
-    interpreter)."""
-    out, n = re.subn(r"tl\.program_id\(([^()]*)\)", r"tl.program_id(\1) + undefined_name_kg", text, count=1)
+    """The first ``tl.program_id(...)`` plus a name ``triton.language`` does not have: a Triton compile error (an
+    AttributeError in the interpreter). Not a name the module never binds: the static checks refuse that before
+    any worker starts (``unbound_name``), and this variant is there to fail in the compiler."""
+    out, n = re.subn(r"tl\.program_id\(([^()]*)\)", r"tl.program_id(\1) + tl.undefined_name_kg", text, count=1)
     return out if n else None
 
 

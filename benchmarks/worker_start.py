@@ -65,7 +65,7 @@ def main() -> int:
         from kernelgym.testing.candidates import resized_relu_task
 
         task = resized_relu_task(tempfile.mkdtemp(prefix="kg-task-"), *map(int, args.shape.split("x")))
-    kinds = [GOOD, candidate(expr="x"), candidate(expr="tl.maximum(x, 0.0) * undefined_name_kg")]
+    kinds = [GOOD, candidate(expr="x"), candidate(expr="tl.maximum(x, 0.0) * tl.undefined_name_kg")]
     texts = [kinds[i % len(kinds)] for i in range(args.n)]
     report = {}
     settings = {"plain": {}, "prestart": {"prestart_workers": args.spares}, "unsafe": {"sandbox": "unsafe"}}

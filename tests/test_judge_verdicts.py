@@ -128,3 +128,14 @@ def test_a_fault_of_the_judge_is_a_crashed_result_never_an_exception(tmp_path):
     assert result.status == "crashed" and "internal judge error" in result.message
     assert "reference is broken" in result.message
     assert any(f["name"] == "judge_error" for f in result.flags)
+
+
+def test_a_name_the_module_never_defines_is_a_compile_error_not_a_rejection(judge, relu_task):
+    """A typo is found before any worker starts, and is a compile error (the NameError it stands for), with no
+    flag: a rejection is kept for tricks."""
+    from kernelgym.testing.candidates import candidate
+
+    result = judge.evaluate(relu_task, candidate(expr="tl.maximum(x, 0.0) * scale_kg"), profile=SHORT)
+    assert result.status == "compile_error" and result.stage == "static", result.message
+    assert "scale_kg" in result.message and not result.flags
+

@@ -188,6 +188,18 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     # a public helper whose code reads attributes by the caller's names, and the environment's writer
     (candidate(imports="from torch.ao.quantization.utils import getattr_from_fqn"), "forbidden_module_alias"),
     (candidate(pre="triton.knobs.setenv('X', '1')"), "forbidden_module_alias"),
+    # a fifth red-team helper: a name some library wrote into the module's namespace (Triton's interpreter copies
+    # its globals, inspect among them), a string held in a variable used as an annotation, TorchScript's type
+    # lines, an unpickling reader with its flag passed by position, type under another name, a JITFunction's scope
+    (candidate(pre="m = inspect.getmodule(len)"), "unbound_name"),
+    (candidate(imports="from math import *"), "unbound_name"),
+    (candidate(extra="A = 'int'\ndef impl(x: A):\n    return x"), "forbidden_annotation"),
+    (candidate(extra="def impl(x: make_type()):\n    return x\ndef make_type():\n    return int"),
+     "forbidden_annotation"),
+    (candidate(imports="from torch.jit.annotations import parse_type_line"), "forbidden_module_alias"),
+    (candidate(imports="import numpy as np", pre="a = np.lib.format.read_array(x, True)"), "forbidden_module_alias"),
+    (candidate(extra="make = type"), "forbidden_call"),
+    (candidate(pre="s = scaled_relu_kernel.get_capture_scope()"), "forbidden_attribute"),
 ])
 def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     assert flag in names(source)
@@ -213,6 +225,9 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     # standard functions whose __module__ is their C accelerator (_functools, _warnings)
     candidate(imports="import warnings\nfrom functools import reduce", pre="n = reduce(lambda a, b: a * b, x.shape, 1)",
               extra="warnings.warn('fine')"),
+    # annotations naming types, and type(x) with one argument
+    candidate(imports="from typing import Optional", extra="def f(x: Optional[torch.Tensor] = None) -> int:\n"
+                                                           "    return type(x).__name__.count('T')"),
     # nn.Module's own modules() (ten bundled tasks initialise their weights through it)
     candidate(pre="n = sum(1 for m in self.modules())"),
     # attributes of its own objects, a descriptor among them (Triton's TMA pre-hook pattern); classes as values;

@@ -96,6 +96,8 @@ FORBIDDEN_ATTRS = {
     # thread pools of any size (an idle OpenMP pool held most of the host's process ids) and Triton's cache writer,
     # which writes files at any path it is given
     "set_num_threads", "set_num_interop_threads", "FileCacheManager",
+    # a JITFunction's globals and built-ins, by name
+    "get_capture_scope",
 }
 
 
@@ -188,6 +190,11 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
+#: flags that say the text is broken rather than a trick: alone, they are a ``compile_error`` (the runner's static
+#: stage), as the NameError they stand for would have been
+BROKEN_TEXT_FLAGS = {"unbound_name"}
+
+
 def check_source(source: str, backend: str = "triton", torch_policy: str = "strict") -> list[tuple[str, str]]:
     """Return the static flags for ``source`` under ``torch_policy`` (:mod:`kernelgym.judge.policy`: the
     ``torch_fallback`` flags apply under ``strict`` only); an empty list means the static stage passes.
@@ -203,6 +210,8 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     if "\0" in source:
         return flags  # not parseable: what the tokenizer would make of it is moot
     tree = parse(source)
+    # names the text itself reads (strings checked as code below may name what a forward reference would)
+    _check_free_names(source, tree, flags)
     annotations = _string_annotations(tree)
     if annotations:  # evaluated as code by whoever asks for the type hints (functools.singledispatch does)
         try:
@@ -219,6 +228,7 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     _check_reach(tree, backend, flags)
     _check_aliases_and_hooks(tree, flags)
     _check_bindings(source, tree, flags)
+    _check_annotations(tree, flags)
     _check_structure(tree, flags)
     _check_monkeypatching(tree, flags)
     _check_backend(tree, source, backend, flags)
@@ -396,10 +406,13 @@ def _check_namespaces(tree: ast.Module, flags: list) -> None:
     ``dataclasses`` executed CODE, a red-team finding), a dunder as a dict key or keyword, which defines what the
     dunder rules refuse to see written; and an ``__exit__`` that returns a value, which swallows the exception as a
     ``try`` would."""
+    one_argument = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == "type" and len(n.args) == 1 and not n.keywords}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
-                and len(node.args) + len(node.keywords) > 1:
-            _flag(flags, "forbidden_call", "calls type() with a namespace: classes are written as class statements")
+        if isinstance(node, ast.Name) and node.id == "type" and isinstance(node.ctx, ast.Load) \
+                and id(node) not in one_argument:  # make = type; make(name, bases, ns) (a fifth red-team helper)
+            _flag(flags, "forbidden_call", "uses type other than as type(x): classes are written as class "
+                                           "statements")
         elif isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and isinstance(k.value, str)
                                                 and _is_dunder(k.value) for k in node.keys):
             _flag(flags, "forbidden_attribute", "uses a dunder name as a dict key: the interpreter's own names are "
@@ -541,6 +554,31 @@ def _check_monkeypatching(tree: ast.Module, flags: list) -> None:
                 _flag(flags, "monkeypatch", f"assigns to {ast.unparse(node)[:80]}: patching libraries is not allowed")
 
 
+def _check_free_names(source: str, tree: ast.Module, flags: list) -> None:
+    """Every name the candidate reads must be bound by its own module (an import, an assignment, a ``def`` or
+    ``class``) or be a built-in: library code that writes into the module's namespace while it runs (Triton's CPU
+    interpreter copies its own globals, ``inspect`` among them, into a kernel's module: a fifth red-team helper)
+    would otherwise hand the candidate names no rule ever read. A ``*`` import binds names out of sight, so it is
+    refused too."""
+    import builtins
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            _flag(flags, "unbound_name", f"uses from {node.module} import *: import the names you use")
+    top = symtable.symtable(source, "candidate.py", "exec")
+    bound = {sym.get_name() for sym in top.get_symbols()
+             if sym.is_assigned() or sym.is_imported() or sym.is_namespace()}
+    known = bound | set(dir(builtins)) | ALLOWED_DUNDER_NAMES
+    todo = [top]
+    while todo:
+        table = todo.pop()
+        todo.extend(table.get_children())
+        for sym in table.get_symbols():
+            name = sym.get_name()
+            if sym.is_referenced() and (table is top or sym.is_global()) and name not in known:
+                _flag(flags, "unbound_name", f"uses {name}, which the module never defines")
+
+
 def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
     """Names bound where no ``ast.Name`` is written: a ``match`` statement's patterns read attributes whose names
     are plain strings (``case object(__self__=b)`` is ``len.__self__``) and bind names (``case __del__:`` in a class
@@ -563,6 +601,29 @@ def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
             if _is_dunder(name) and name not in allowed:
                 _flag(flags, "forbidden_attribute", f"binds the name {name}: the interpreter's own names are not "
                                                     f"allowed")
+
+
+def _check_annotations(tree: ast.Module, flags: list) -> None:
+    """An annotation names a type: no call in it, and no name that is assigned a value anywhere (``A = "code"``,
+    then ``def f(x: A)``: ``typing.get_type_hints``, which ``functools.singledispatchmethod.register`` calls,
+    evaluates the string A holds, a fifth red-team helper). String annotations are checked as code elsewhere."""
+    assigned: set[str] = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+                                               ast.comprehension)) else \
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else \
+            [node.optional_vars] if isinstance(node, ast.withitem) and node.optional_vars is not None else []
+        for target in targets:
+            assigned |= _bound_names(target)
+    for node in ast.walk(tree):
+        notes = [node.annotation] if isinstance(node, (ast.arg, ast.AnnAssign)) else \
+            [node.returns] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        for note in notes:
+            for sub in ast.walk(note) if note is not None else ():
+                if isinstance(sub, ast.Call) or isinstance(sub, ast.Name) and sub.id in assigned:
+                    _flag(flags, "forbidden_annotation", f"annotates with {ast.unparse(note)[:60]}: an annotation "
+                                                         f"names a type, not a value computed at run time")
 
 
 def _check_structure(tree: ast.Module, flags: list) -> None:

@@ -36,6 +36,9 @@ FORBIDDEN_SUBMODULES = (
     "triton.testing", "triton.tools.disasm", "triton.runtime.build", "triton.backends",
     # knobs.setenv writes the environment, which names modules Triton imports (TRITON_CACHE_MANAGER)
     "triton.knobs",
+    # TorchScript evaluates type lines and type comments (torch.jit.annotations.parse_type_line; a fifth red-team
+    # helper reached exec through a subscript inside one)
+    "torch.jit",
 )
 #: what a CUDA candidate may reach besides: the extension builder (its native code is the backend itself)
 NATIVE_BUILDERS = ("torch.utils.cpp_extension",)
@@ -81,6 +84,9 @@ CODE_RUNNING_BUILTINS = {"exec", "eval", "compile", "__import__",
                          # attribute access by a name the caller passes: torch.ao.quantization.utils.getattr_from_fqn
                          # is functools.reduce(getattr, ...) (a fourth red-team helper)
                          "getattr", "setattr", "delattr"}
+#: modules a Python function's own code uses as globals to run code or unpickle (``numpy.lib.format.read_array``
+#: calls ``pickle.load`` when its second argument, given by position, is true: a fifth red-team helper)
+CODE_RUNNING_GLOBALS = {"pickle", "_pickle", "cPickle", "marshal", "Unpickler"}
 CODE_RUNNING_ATTRS = {"_getframe", "start_new_thread", "Thread", "Popen", "system", "fork", "execv", "execve",
                       "dlopen", "CDLL", "import_module", "attrgetter", "methodcaller", "resolve_name"}
 
@@ -97,7 +103,7 @@ def _runs_code(value) -> str | None:
         stack += [c for c in current.co_consts if isinstance(c, types.CodeType)]
         for ins in dis.get_instructions(current):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in CODE_RUNNING_BUILTINS \
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in CODE_RUNNING_BUILTINS | CODE_RUNNING_GLOBALS \
                     or ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CODE_RUNNING_ATTRS:
                 return f"{getattr(value, '__qualname__', value)!s}, whose code uses {name}"
     return None

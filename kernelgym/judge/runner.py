@@ -225,6 +225,8 @@ class Judge:
             raise Verdict("compile_error", str(exc)) from None
         finally:
             result.durations["static"] = round(time.monotonic() - t0, 3)
+        if flags and all(name in guards.BROKEN_TEXT_FLAGS for name, _ in flags):
+            raise Verdict("compile_error", f"static checks: {flags[0][1]}")  # a typo, not a trick: no flags
         for name, reason in flags:
             result.add_flag(name, reason)
         if flags:
