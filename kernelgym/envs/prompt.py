@@ -18,7 +18,8 @@ BACKEND_GUIDE = {
 #: the static rules a policy trips most easily, stated up front (kernelgym/judge/guards.py has them all)
 RULES = ("Import only from " + ", ".join(sorted(m for m in ALLOWED_MODULES if not m.startswith("_"))) + "; no "
          "try/except, global state, threads, streams, dynamic code (eval, exec, getattr, ...), dunder attributes other "
-         "than __init__, private attributes of modules.")
+         "than __init__, private attributes of modules, match statements, * imports, torch.jit; keep the data of a "
+         "float32 task in float32 or TF32 range (inputs may exceed float16's).")
 
 
 def render_prompt(task: Task, hardware: dict, backend: str, feedback: str, turn: int, max_turns: int) -> str:
