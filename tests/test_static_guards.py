@@ -200,6 +200,15 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     (candidate(imports="import numpy as np", pre="a = np.lib.format.read_array(x, True)"), "forbidden_module_alias"),
     (candidate(extra="make = type"), "forbidden_call"),
     (candidate(pre="s = scaled_relu_kernel.get_capture_scope()"), "forbidden_attribute"),
+    # a sixth: an object a package keeps (an import-time loop's ModuleSpec, whose loader writes and runs files),
+    # a module kept by a class, a private module, a library class's private attribute set by a subclass
+    (candidate(imports="import triton.language.extra", pre="L = triton.language.extra.spec.loader"),
+     "forbidden_module_alias"),
+    (candidate(imports="import triton.language.semantic",
+               pre="k = triton.language.semantic.TritonSemantic.lang"), "forbidden_module_alias"),
+    (candidate(imports="from torch._guards import Source"), "forbidden_import"),
+    (candidate(imports="import torch._guards as g"), "forbidden_import"),
+    (candidate(extra="class Quiet(nn.Module):\n    def _apply(self, fn):\n        return self"), "forbidden_hook"),
 ])
 def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     assert flag in names(source)
@@ -282,3 +291,44 @@ def test_every_bundled_solution_passes_the_static_checks(path):
 
 def test_bundled_solutions_cover_both_backends():
     assert {p.parent.parent.name for p in SOLUTIONS} == {"triton", "cuda"}
+
+
+def test_a_class_is_judged_by_the_code_of_its_methods():
+    """Reached through a subclass of the candidate's, a library class's method that evals runs what the subclass
+    sets (torch._guards.Source.get_value, a sixth red-team helper): classes are judged by their methods' code,
+    though not for getattr (nn.Module's own machinery uses it)."""
+    import torch
+
+    from kernelgym.judge.reach import _class_runs_code
+
+    class Evaluating:
+        def get_value(self, scope):
+            return eval(self.template, scope)  # noqa: S307 - the shape under test
+
+    class Plain(torch.nn.Module):
+        def forward(self, x):
+            return getattr(x, "relu")()
+
+    assert "eval" in _class_runs_code(Evaluating)
+    assert _class_runs_code(Plain) is None and _class_runs_code(torch.nn.Module) is None
+
+
+def test_the_frame_writer_binds_its_encoder():
+    """Code that replaced protocol.encode_frame rewrote every frame the watched write_frame sent (a sixth red-team
+    helper): write_frame calls the encoder bound when it was defined."""
+    import os
+
+    from kernelgym.judge import protocol
+
+    original = protocol.encode_frame
+    read, write = os.pipe()
+    try:
+        protocol.encode_frame = lambda header: original({"forged": True})
+        protocol.write_frame(write, {"event": "timing"})
+        raw = os.read(read, 1 << 16)
+    finally:
+        protocol.encode_frame = original
+        os.close(read)
+        os.close(write)
+    assert b"forged" not in raw and b"timing" in raw
+

@@ -305,6 +305,11 @@ def _check_imports(tree: ast.Module, flags: list) -> None:
                     and (parts[-1] in FORBIDDEN_ATTRS or HOOK_ATTR.search(parts[-1]) or parts[-1] in FORBIDDEN_CALLS
                          or parts[-1].startswith("_") and parts[-1] not in ALLOWED_PRIVATE_NAMES):
                 _flag(flags, "forbidden_import", f"imports {name!r}: a forbidden, private or hook attribute")
+            elif parts[0] != "__future__" and any(p.startswith("_") for p in (
+                    parts if isinstance(node, ast.Import) else (node.module or "").split("."))):
+                # a private module on the way (torch._guards, whose Source.get_value evals a class attribute: a
+                # sixth red-team helper); the attribute rule refuses torch._guards written as an attribute
+                _flag(flags, "forbidden_import", f"imports {name!r}: private modules are not allowed")
 
 
 def _check_builtin_references(source: str, flags: list) -> None:
@@ -475,6 +480,36 @@ def _check_reach(tree: ast.Module, backend: str, flags: list) -> None:
         if why:
             _flag(flags, "forbidden_module_alias", f"uses {path}: it is {why}")
     _check_module_values(tree, bindings, flags)
+    _check_private_overrides(tree, bindings, flags)
+
+
+def _check_private_overrides(tree: ast.Module, bindings: dict[str, str], flags: list) -> None:
+    """A class may not bind a private name that a library base class has: the library's own code reads it, as
+    ``torch._guards.Source.get_value`` evals ``_name_template`` (a sixth red-team helper); ``nn.Module`` keeps
+    its hooks and parameters under such names."""
+    from kernelgym.judge.reach import names_a_class
+
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = []
+        for base in node.bases:
+            root, _, rest = _dotted(base).partition(".")
+            if root in bindings:
+                found = names_a_class(f"{bindings[root]}.{rest}" if rest else bindings[root])
+                bases += [found] if found is not None else []
+        own = set()
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own.add(item.name)
+            elif isinstance(item, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in item.targets if isinstance(item, ast.Assign) else [item.target]:
+                    own |= _bound_names(target)
+        for name in sorted(n for n in own if n.startswith("_") and not _is_dunder(n)):
+            base = next((b for b in bases if hasattr(b, name)), None)
+            if base is not None:
+                _flag(flags, "forbidden_hook", f"class {node.name} sets {name}, a private attribute of "
+                                               f"{base.__qualname__} that its own code reads")
 
 
 def _check_module_values(tree: ast.Module, bindings: dict[str, str], flags: list) -> None:

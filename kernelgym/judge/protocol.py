@@ -98,15 +98,20 @@ class Deadline(TimeoutError):
     """No complete frame arrived before the deadline."""
 
 
-def encode_frame(header: dict[str, Any]) -> bytes:
-    raw = json.dumps(header).encode()
-    return struct.pack(">I", len(raw)) + raw
+def encode_frame(header: dict[str, Any], _dumps=json.dumps, _pack=struct.pack) -> bytes:
+    """A frame: the JSON header's length (4 bytes, big-endian), then the header. What it calls is bound when it is
+    defined (default arguments), as in :func:`write_frame`."""
+    raw = _dumps(header).encode()
+    return _pack(">I", len(raw)) + raw
 
 
-def write_frame(fd: int, header: dict[str, Any]) -> None:
-    data = memoryview(encode_frame(header))
+def write_frame(fd: int, header: dict[str, Any], _encode=encode_frame, _write=os.write) -> None:
+    """Write one frame. The encoder and the write are bound when this is defined, not looked up when it runs: in
+    the worker, code that replaced ``protocol.encode_frame`` rewrote every timing frame the watched ``write_frame``
+    sent (a sixth red-team helper)."""
+    data = memoryview(_encode(header))
     while data:
-        written = os.write(fd, data)
+        written = _write(fd, data)
         data = data[written:]
 
 

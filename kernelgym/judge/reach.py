@@ -26,6 +26,7 @@ import builtins
 import dis
 import functools
 import importlib
+import inspect
 import types
 
 #: parts of allowed packages that run code given as strings, start processes, load pickles or native code
@@ -91,9 +92,12 @@ CODE_RUNNING_ATTRS = {"_getframe", "start_new_thread", "Thread", "Popen", "syste
                       "dlopen", "CDLL", "import_module", "attrgetter", "methodcaller", "resolve_name"}
 
 
-def _runs_code(value) -> str | None:
+def _runs_code(value, builtins_used: frozenset = frozenset()) -> str | None:
     """Why ``value`` (a Python function, or a method) runs code strings, frames, threads or processes, from its own
-    bytecode and that of the functions nested in it; ``None`` for anything else (C functions, classes)."""
+    bytecode and that of the functions nested in it; ``None`` for anything else (C functions, classes).
+    ``builtins_used``: the global names that count (default: :data:`CODE_RUNNING_BUILTINS` and
+    :data:`CODE_RUNNING_GLOBALS`)."""
+    names = builtins_used or CODE_RUNNING_BUILTINS | CODE_RUNNING_GLOBALS
     code = getattr(getattr(value, "__func__", value), "__code__", None)
     if not isinstance(code, types.CodeType):
         return None
@@ -103,9 +107,29 @@ def _runs_code(value) -> str | None:
         stack += [c for c in current.co_consts if isinstance(c, types.CodeType)]
         for ins in dis.get_instructions(current):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in CODE_RUNNING_BUILTINS | CODE_RUNNING_GLOBALS \
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in names \
                     or ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CODE_RUNNING_ATTRS:
                 return f"{getattr(value, '__qualname__', value)!s}, whose code uses {name}"
+    return None
+
+
+#: what a class's own methods may not use (its inherited library methods' getattr is the library's business:
+#: nn.Module's own machinery uses it, and a subclass reaches its methods only by their fixed names)
+CLASS_CODE_RUNNING = frozenset(CODE_RUNNING_BUILTINS - {"getattr", "setattr", "delattr"} | CODE_RUNNING_GLOBALS)
+
+
+def _class_runs_code(cls: type) -> str | None:
+    """Why a class of an allowed package runs code strings or unpickles, from the code of the methods, static and
+    class methods and properties it and its bases define (``torch._guards.Source.get_value`` evals a class
+    attribute that a subclass sets: a sixth red-team helper); ``None`` otherwise."""
+    for klass in getattr(cls, "__mro__", ()):
+        if klass.__module__ == "builtins":
+            continue
+        for value in vars(klass).values():
+            function = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+            why = _runs_code(function, CLASS_CODE_RUNNING) if callable(function) else None
+            if why is not None:
+                return why
     return None
 
 
@@ -120,7 +144,12 @@ def _judge_value(value, native: bool) -> str | None:
         # a C accelerator module counts as its package (_functools as functools, _ctypes as ctypes)
         if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
             return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
-        return _runs_code(value)
+        return _class_runs_code(value) if isinstance(value, type) else _runs_code(value)
+    # any other object: judged by its type's home (a ModuleSpec kept by a package is importlib's, and its loader
+    # writes and executes files: a sixth red-team helper)
+    home = getattr(type(value), "__module__", None)
+    if isinstance(home, str) and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
+        return f"an object of the module {home}"
     return None
 
 
@@ -137,11 +166,11 @@ def forbidden_reach(path: str, native: bool = False) -> str | None:
     except Exception:  # noqa: BLE001 - an allowed package missing here: nothing to resolve against
         return None
     for i in range(1, len(parts)):
-        if not isinstance(obj, types.ModuleType):
-            return None  # only modules are walked
         name = ".".join(parts[:i + 1])
         try:
-            if hasattr(obj, parts[i]):
+            if not isinstance(obj, types.ModuleType):  # a class or an object a module keeps: walked statically
+                obj = inspect.getattr_static(obj, parts[i])  # (no property or __getattr__ of its runs here)
+            elif hasattr(obj, parts[i]):
                 obj = getattr(obj, parts[i])
             elif _forbidden_module(name, native):
                 return _forbidden_module(name, native)  # named, not imported here
@@ -155,23 +184,39 @@ def forbidden_reach(path: str, native: bool = False) -> str | None:
     return None
 
 
+_UNRESOLVED = object()
+
+
 @functools.lru_cache(maxsize=4096)
-def names_a_module(path: str) -> bool:
-    """Whether the dotted ``path`` (rooted at an allowed module) is a module here. Only a path that resolves through
-    modules to a module counts; one that does not resolve is not a module."""
+def _resolve(path: str):
+    """The object the dotted ``path`` (rooted at an allowed module) names here, walked as :func:`forbidden_reach`
+    walks it (modules by attribute or import, anything else statically); :data:`_UNRESOLVED` when it does not
+    resolve."""
     from kernelgym.judge.guards import ALLOWED_MODULES
 
     parts = path.split(".")
     if parts[0] not in ALLOWED_MODULES:
-        return False
+        return _UNRESOLVED
     try:
         obj = importlib.import_module(parts[0])
         for i in range(1, len(parts)):
-            if not isinstance(obj, types.ModuleType):
-                return False
-            obj = getattr(obj, parts[i]) if hasattr(obj, parts[i]) else \
-                importlib.import_module(".".join(parts[:i + 1]))
+            if not isinstance(obj, types.ModuleType):  # a class keeping a module (TritonSemantic.lang)
+                obj = inspect.getattr_static(obj, parts[i])
+            else:
+                obj = getattr(obj, parts[i]) if hasattr(obj, parts[i]) else \
+                    importlib.import_module(".".join(parts[:i + 1]))
     except Exception:  # noqa: BLE001 - unresolved here
-        return False
-    return isinstance(obj, types.ModuleType)
+        return _UNRESOLVED
+    return obj
 
+
+def names_a_module(path: str) -> bool:
+    """Whether the dotted ``path`` (rooted at an allowed module) is a module here; one that does not resolve is
+    not a module."""
+    return isinstance(_resolve(path), types.ModuleType)
+
+
+def names_a_class(path: str) -> type | None:
+    """The class the dotted ``path`` names here, or ``None``."""
+    obj = _resolve(path)
+    return obj if isinstance(obj, type) else None

@@ -51,6 +51,7 @@ from kernelgym.judge import activity as _activity  # noqa: E402  (the activity t
 from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
+from kernelgym.judge import protocol as _protocol  # noqa: E402
 from kernelgym.judge.protocol import Command, Event, tensor_header, write_frame  # noqa: E402
 from kernelgym.judge import transfer as _transfer  # noqa: E402
 from kernelgym.judge.transfer import write_tensor  # noqa: E402
@@ -134,6 +135,8 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.activity.ActivityRecorder.spans_ms": _activity.ActivityRecorder.spans_ms,
         "kernelgym.judge.transfer.write_tensor": write_tensor,
         "kernelgym.judge.transfer.flat_bytes": _transfer.flat_bytes,
+        "kernelgym.judge.protocol.encode_frame": _protocol.encode_frame,  # (write_frame binds its own copy)
+        "kernelgym.judge.protocol.write_frame": _protocol.write_frame,
         "kernelgym.judge.device_transfer.write_into": write_into,
     }
     watched.update(_activity.watched_methods())  # the profiler's own methods: patched, they could forge spans
