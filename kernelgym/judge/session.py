@@ -322,7 +322,7 @@ class Session:
         null calls (``null``: a forward that only allocates outputs shaped as the reference's, every other step of a
         timed block as for the candidate) by this side's clock: the per-call overhead the runner's bound on the
         candidate's time subtracts (:func:`kernelgym.judge.wallclock.null_overhead_ms`), measured in the process and
-        under the load that the candidate's blocks will see. The reference's outputs for the first standard trial
+        under the host load that the candidate's blocks will see. The reference's outputs for the first standard trial
         give the shapes, and are kept for that trial."""
         seed = self.secret("standard", 0)
         refs = self._reference_outputs(seed, NO_OUTLIERS)
@@ -339,11 +339,14 @@ class Session:
             medians.append(sorted(times)[len(times) // 2])
         self.null_overhead_ms = null_overhead_ms(walls, medians)
 
+    def snapshot_calls(self, out_bytes: int) -> int:
+        """The most calls of a timed block whose snapshots stay within :data:`SNAPSHOT_BYTES` (at least one)."""
+        return max(1, SNAPSHOT_BYTES["cpu" if self.settings.on_cpu else "gpu"] // max(out_bytes, 1))
+
     def block_calls(self, out_bytes: int) -> int:
         """Calls in one of the candidate's timed blocks: the profile's block, fewer where their snapshots would
         exceed :data:`SNAPSHOT_BYTES`."""
-        per_block = max(1, SNAPSHOT_BYTES["cpu" if self.settings.on_cpu else "gpu"] // max(out_bytes, 1))
-        return max(1, min(self.reference.timing_config(self.prof).block, per_block))
+        return min(self.reference.timing_config(self.prof).block, self.snapshot_calls(out_bytes))
 
     def build(self) -> None:
         """``go`` under a shared hold (step ``build``), given back while the worker compiles a Triton kernel
@@ -703,7 +706,7 @@ class Session:
         if cached is not None and "overhead_ms" not in cached:
             cached = None  # measured alone (older cache): time it again interleaved, which also gives the overhead
         out_bytes = self.out_bytes  # known from the trials
-        self._per_block = max(1, SNAPSHOT_BYTES["cpu" if self.settings.on_cpu else "gpu"] // max(out_bytes, 1))
+        self._per_block = self.snapshot_calls(out_bytes)
         self._check_share = min(1.0, CHECK_EVERY_BLOCK_BYTES / max(out_bytes, 1))
         self.clock = BlockClock(self._raw_block)
         blocks = {"candidate": self._checked_blocks}
