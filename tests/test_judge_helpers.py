@@ -544,3 +544,24 @@ def test_random_outputs_drawn_from_different_samples_fail_together():
     _, other_mask = dropout()
     check = compare_outputs(ref, (y, other_mask), 1e-2, 1e-2, "statistical", agains=more)
     assert not check.ok and "not drawn together" in check.reason, check.reason
+
+
+@pytest.mark.parametrize("event, names, own", [
+    ("_relu_kernel", ["_relu_kernel"], True),                                    # a Triton kernel: its name
+    ("relu_kernel(float const*, float*, int)", ["relu_kernel"], True),          # a CUDA kernel's signature
+    ("void relu_kernel<float>(float const*, float*)", ["relu_kernel"], True),   # a template's
+    ("mine::relu_kernel(float*)", ["relu_kernel"], True),                       # in a namespace of its own
+    ("void at::native::vectorized_elementwise_kernel<4, F>(int, F)", ["native"], False),
+    ("void at::native::vectorized_elementwise_kernel<4, F>(int, F)", ["vectorized_elementwise_kernel"], False),
+    ("cutlass::Kernel2<G>(G::Params)", ["cutlass"], False),
+    ("nvjet_sm90_hsh_128x304_64x3_2x1_v_bz_coopA_NNT", ["nvjet_sm90_hsh_128x304_64x3_2x1_v_bz_coopA_NNT"], False),
+    ("_relu_kernel_2", ["_relu_kernel"], False),
+])
+def test_a_kernel_is_the_candidates_by_its_own_name_not_a_word_in_a_library_kernels(event, names, own):
+    """A kernel named ``native`` counted every ``at::native::...`` kernel as the candidate's (a seventh red-team
+    helper): a name matches where a kernel's signature starts, and never one shaped like a library kernel's."""
+    from kernelgym.judge.profile import coverage_from_events
+
+    report = coverage_from_events([(event, True, 10.0)], names)
+    assert (report["coverage"] == 1.0) is own
+

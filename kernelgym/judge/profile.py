@@ -47,8 +47,26 @@ def candidate_kernel_names(source: str) -> list[str]:
     return sorted(set(names))
 
 
+#: kernel names that are library kernels' (cuBLAS, cuDNN, CUTLASS): a candidate's kernel named so would claim
+#: their GPU time as its own
+LIBRARY_KERNEL_NAME = re.compile(r"^(nvjet|sm\d+_|cutlass|cublas|cudnn|xmma|ampere_|hopper_|volta_|turing_)",
+                                 re.IGNORECASE)
+
+
 def _matches(event_name: str, names: list[str]) -> bool:
-    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", event_name) for n in names)
+    """Whether the GPU kernel ``event_name`` is one of the candidate's kernels ``names``: the name itself (a Triton
+    kernel), or a CUDA kernel's demangled signature that starts with it (``relu_kernel(float const*, ...)``,
+    ``void relu_kernel<float>(...)``, ``ns::relu_kernel(...)`` in a namespace of the candidate's, not a library's).
+    A name anywhere else in the text does not count: a kernel named ``native`` or ``cutlass`` matched every
+    ``at::native::...`` and CUTLASS kernel as a word (a seventh red-team helper); nor does a name shaped like a
+    library kernel's (:data:`LIBRARY_KERNEL_NAME`)."""
+    return any(not LIBRARY_KERNEL_NAME.match(n) and re.match(
+        rf"(?:void\s+)?{_OWN_NAMESPACES}{re.escape(n)}(?=[(<]|$)", event_name) for n in names)
+
+
+#: namespace qualifiers a candidate's CUDA kernel may carry: any but the libraries' own
+_OWN_NAMESPACES = (r"(?:(?:\(anonymous namespace\)|(?!(?:at|c10|caffe2|cutlass|cute|cub|thrust|torch|std|cudnn|"
+                   r"cublas|cublasLt|flash|triton|nvjet)::)[A-Za-z_]\w*)::)*")
 
 
 def coverage_from_events(events, names: list[str], strict_aten: bool = False) -> dict:

@@ -297,9 +297,10 @@ class Session:
         for i in range(n_standard + n_outlier):
             with self.gpu(label="trial"), self.step("trials"):
                 self.trial(i, "standard" if i < n_standard else "outlier")
-        if n_outlier and self.task.dtype in WIDE_TASK_DTYPES:
+        wide = bool(n_outlier) and self.task.dtype in WIDE_TASK_DTYPES
+        if wide:
             with self.gpu(label="trial"), self.step("trials"):
-                self.wide_trial(n_standard + n_outlier)
+                self.wide_trial(n_standard + n_outlier, "wide")
         if self.task.check == "statistical" and self._first_draw is not None:
             with self.gpu(label="trial"), self.step("trials"):
                 self.trial(0, "repeat")  # the first trial's inputs again: is the randomness fresh?
@@ -314,7 +315,11 @@ class Session:
             self.enter("recheck")
             for i in range(n_recheck):
                 with self.gpu(label="recheck"), self.step("trials"):
-                    self.trial(n_standard + n_outlier + i, "recheck")
+                    index = n_standard + n_outlier + 1 + i
+                    # the last on wide inputs where they apply: a forward that dropped to half precision once the
+                    # trials were over (it can count its calls) is wrong there (a seventh red-team helper)
+                    if not (wide and i == n_recheck - 1 and self.wide_trial(index, "recheck")):
+                        self.trial(index, "recheck")
         self.send(Command.STOP)
 
     def measure_null_overhead(self) -> None:
@@ -439,28 +444,31 @@ class Session:
         finally:
             self._repeating = False
 
-    def wide_trial(self, index: int) -> None:
+    def wide_trial(self, index: int, stage: str) -> bool:
         """The trial of :data:`~kernelgym.judge.inputs.WIDE_OUTLIERS`: positive outliers beyond float16's range,
         after the ordinary outlier trials of a float32/float64 task. Its tolerance adds :data:`WIDE_ATOL` (the
         rounding of a few units in the last place of 1e5: an honest scan that subtracts prefix sums from a block's
         total carries it) to the outlier trials' atol; what it is for fails by far more (half precision turns
         1e5 into inf, a kernel reading part of a reduction's input sees another share of the outliers). Where the
         reference raises on those inputs or is not finite on them, the task's domain does not reach that far and
-        the trial is left out."""
+        the trial is left out (returns ``False``). ``stage``: ``wide`` (after the outlier trials) or ``recheck``
+        (after timing)."""
         import torch
 
-        seed = self.secret("wide", index)
+        seed = self.secret(stage, index)
         try:
             refs = self._reference_outputs(seed, WIDE_OUTLIERS)
         except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
             raise
         except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs)
-            return
+            return False
         if not all_finite(refs):
-            return
+            return False
         self.send(Command.TRIAL, seed, WIDE_OUTLIERS)
-        self.compare(seed, WIDE_OUTLIERS, f"wide trial {index}", trial={"trial": index, "stage": "wide",
-                                                                        "outliers": "wide"}, refs=refs)
+        where = f"wide trial {index}" if stage == "wide" else "after timing (wide inputs)"
+        self.compare(seed, WIDE_OUTLIERS, where, trial={"trial": index, "stage": stage, "outliers": "wide"},
+                     refs=refs)
+        return True
 
     def _outlier_inputs(self, seed: int) -> tuple[int, tuple]:
         """How an outlier trial's inputs get their outliers, and the reference's outputs on them: of either sign,
@@ -805,7 +813,25 @@ class Session:
 
     def _raw_block(self, calls: int) -> list[float]:
         self.send(Command.BLOCK, calls, self._block_seed)
-        return self._block_times(self.expect(Event.TIMING), calls)
+        header = self.expect(Event.TIMING)
+        times = self._block_times(header, calls)
+        self._require_timed_launches(header.get("own_launches"), calls)
+        return times
+
+    def _require_timed_launches(self, launched, calls: int) -> None:
+        """Every timed call must launch one of the candidate's own Triton kernels, as every trial must
+        (:meth:`_require_own_launches`): a forward that launched its kernel only in the trials and the profiled
+        forward, which it can pick out by their order and the pauses around them, and let torch do the work in the
+        timed calls, was ``ok`` (a seventh red-team helper). ``launched``: the worker's count per call (``None``
+        where nothing is counted: CUDA candidates, whose launches happen in C++)."""
+        if self.result.backend != "triton" or launched is None:
+            return
+        if not isinstance(launched, list) or len(launched) != calls or \
+                not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in launched):
+            raise self.reject("timing_tampered", "the launch counts sent from the worker were malformed")
+        if 0 in launched and policy.applies("no_custom_kernel", self.result.torch_policy):
+            raise self.reject("no_custom_kernel", f"none of the candidate's kernels was launched in timed call "
+                                                  f"{len(self.clock.times) + launched.index(0)}")
 
     def _block_times(self, header: dict, calls: int) -> list[float]:
         """The times of a ``timing`` frame for a block of ``calls`` calls, checked."""

@@ -278,14 +278,15 @@ class CallTimer:
             _cuda_sync()
 
     def time_block(self, calls: int, keep: list | None = None, changed: list | None = None,
-                   salt: int = 0) -> list[float]:
+                   salt: int = 0, after_call: Callable[[], None] | None = None) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
         the judge compares one of them, chosen after the block, with the reference. With ``changed``, the inputs each
         call wrote into are appended too (:func:`changed_inputs` of samples taken before and after the call,
         :func:`sample_inputs` salted with ``salt``). With
         ``scrub_released``, each call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the
-        timed interval."""
+        timed interval. ``after_call`` runs after each call, outside the timed interval too (the worker counts the
+        candidate's kernel launches of each timed call there)."""
         block: list[float] = []
         stage = self.stage_recorder
         own = self.on_gpu and self.method == "activity" and stage is None
@@ -315,6 +316,8 @@ class CallTimer:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
                 if changed is not None:
                     changed.append(changed_inputs(before, sample_inputs(args, salt)))
+                if after_call is not None:
+                    after_call()
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)

@@ -394,16 +394,25 @@ class Worker:
 
     def block(self, calls: int, seed: int) -> bool:
         """Time ``calls`` calls on inputs from ``seed``, keeping a snapshot of every call's outputs and which inputs
-        it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a later ``check``."""
+        it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a later ``check``;
+        the frame says how many launches of the candidate's own Triton kernels each call made."""
         self.snapshots, self.changed_inputs = [], []
         first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
         self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
+        launched, counted = [], [self.launches.own(self.own_names)]
+
+        def count_launches():  # after each timed call, outside its interval: its own kernels' launches
+            now = self.launches.own(self.own_names)
+            launched.append(now - counted[0])
+            counted[0] = now
+
         try:
-            times = _time_block(self.timer, calls, self.snapshots, self.changed_inputs, seed)
+            times = _time_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, count_launches)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "timing")
             return False
-        self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": self.integrity_flags()})
+        self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": self.integrity_flags(),
+                   "own_launches": launched if self.launches.installed else None})
         return True
 
     def check(self, index: int) -> bool:
