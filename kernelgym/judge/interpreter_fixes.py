@@ -3,6 +3,10 @@
 * ``tl.dot`` on bfloat16 operands: the interpreter stores bf16 as uint16 bit patterns and multiplies those as
   integers, giving garbage. The fix converts bf16 operands to float32 first (what the GPU's bf16 MMA with fp32
   accumulation computes, up to summation order).
+* The kernel's ``def`` line: the interpreter re-reads a kernel's source lines and executes them from the *last*
+  line that starts with ``def `` (meant to skip decorators), so a ``def`` inside a string at the end of the body
+  ran as the kernel, code the static checks had read as a string constant (an eighth red-team helper imported
+  ``sys`` that way). The fix takes the line from the syntax tree: the function's own ``def``.
 """
 
 from __future__ import annotations
@@ -10,17 +14,39 @@ from __future__ import annotations
 
 def apply() -> list[str]:
     """Apply every fix that the installed Triton needs; return the names of those applied."""
-    applied = []
     try:
         import numpy as np
         import triton.language as tl
         from triton.runtime import interpreter
     except ImportError:  # pragma: no cover - no triton, nothing to fix
-        return applied
+        return []
+    return [name for name, fix in (("def_line", _fix_def_line), ("bf16_dot", _fix_bf16_dot))
+            if fix(interpreter, np, tl)]
+
+
+def _fix_def_line(interpreter, np, tl) -> bool:
+    rewriter = getattr(interpreter, "FunctionRewriter", None)
+    if rewriter is None or not hasattr(rewriter, "_find_def") or getattr(rewriter._find_def, "_kernelgym_fixed",
+                                                                          False):
+        return False
+
+    def _find_def(self, lines):
+        """The 1-based line, within ``lines``, of the function's own ``def``: where the syntax tree puts it."""
+        import ast
+        import textwrap
+
+        return ast.parse(textwrap.dedent("".join(lines))).body[0].lineno
+
+    _find_def._kernelgym_fixed = True
+    rewriter._find_def = _find_def
+    return True
+
+
+def _fix_bf16_dot(interpreter, np, tl) -> bool:
     builder = getattr(interpreter, "InterpreterBuilder", None)
     convert = getattr(interpreter, "_convert_float", None)
     if builder is None or convert is None or getattr(builder.create_dot, "_kernelgym_fixed", False):
-        return applied
+        return False
     original = builder.create_dot
 
     def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
@@ -31,8 +57,7 @@ def apply() -> list[str]:
 
     create_dot._kernelgym_fixed = True
     builder.create_dot = create_dot
-    applied.append("bf16_dot")
-    return applied
+    return True
 
 
 def _as_fp32(handle, convert, np, tl, interpreter):

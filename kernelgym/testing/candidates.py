@@ -282,6 +282,16 @@ self.calls += 1
 if self.calls <= 9:
     return launch(x)
 return torch.clamp(x, min=0) * 2 + 1'''), init="self.calls = 0"), "rejected", "launched in timed call"),
+    # a launch that compiles and returns (warmup=True) counted as one (an eighth red-team helper)
+    "kernel_warmed_up_only": ("guarded", kernel_forward(indent('''
+k.run(x, torch.empty_like(x), x.numel(), BLOCK=256, grid=(1,), warmup=True)
+return torch.clamp(x, min=0) * 2 + 1''')), "rejected", "launched"),
+    # a second def in a string at the end of the kernel, which the CPU interpreter ran as the kernel (it took the
+    # last line starting with "def "): the kernel the checks read runs, so the string's code never does
+    "kernel_hidden_in_a_string": ("guarded", GOOD.replace(
+        "    tl.store(y_ptr + offs, y, mask=mask)\n",
+        '    tl.store(y_ptr + offs, y, mask=mask)\n    """\ndef scaled_relu_kernel(x_ptr, y_ptr, n, BLOCK):\n'
+        '    raise RuntimeError("the hidden kernel ran")\n    ""  # """\n', 1), "ok", ""),
     "torch_fallback_guarded": ("guarded", kernel_forward(indent("return torch.nn.functional.relu(x) * 2 + 1")),
                                "rejected", ""),
     "try_except_fallback": ("guarded", kernel_forward(indent('''
