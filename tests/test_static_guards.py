@@ -209,6 +209,11 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     (candidate(imports="from torch._guards import Source"), "forbidden_import"),
     (candidate(imports="import torch._guards as g"), "forbidden_import"),
     (candidate(extra="class Quiet(nn.Module):\n    def _apply(self, fn):\n        return self"), "forbidden_hook"),
+    # a ninth: a parameter named self in a plain function is whatever its caller passes, and a method's self
+    # rebound is another object
+    (candidate(imports="import collections", extra="def peek(self):\n    return self._sys"), "forbidden_attribute"),
+    (candidate(extra="class Box:\n    def peek(self, other):\n        self = other\n        return self._x"),
+     "forbidden_attribute"),
 ])
 def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     assert flag in names(source)
@@ -237,6 +242,11 @@ def test_a_way_into_the_worker_past_the_name_rules_is_flagged(source, flag):
     # annotations naming types, and type(x) with one argument
     candidate(imports="from typing import Optional", extra="def f(x: Optional[torch.Tensor] = None) -> int:\n"
                                                            "    return type(x).__name__.count('T')"),
+    # private attributes of a method's own self, also in a function nested in the method; an autograd ctx
+    candidate(extra="class Box:\n    def __init__(self):\n        self._w = 1\n"
+                    "    def get(self):\n        def inner():\n            return self._w\n        return inner()\n"
+                    "class Op(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+                    "        ctx._n = 1\n        return x"),
     # nn.Module's own modules() (ten bundled tasks initialise their weights through it)
     candidate(pre="n = sum(1 for m in self.modules())"),
     # attributes of its own objects, a descriptor among them (Triton's TMA pre-hook pattern); classes as values;

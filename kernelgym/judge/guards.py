@@ -436,15 +436,52 @@ def _check_private_attributes(tree: ast.Module, flags: list) -> None:
     """A private attribute of anything but the candidate's own objects (``self._w``): libraries keep the modules
     they use under private names (``import sys as _sys``), out of the alias rule's sight, and a module rebound to
     another name (``c = collections; c._sys``) reaches them just as well. Dunder names as plain names
-    (``__annotations__ = {...}`` in a class body: dataclasses pastes its keys into code it executes) likewise."""
+    (``__annotations__ = {...}`` in a class body: dataclasses pastes its keys into code it executes) likewise.
+    ``self``, ``cls`` and ``ctx`` count only as a method's first parameter, never reassigned in it
+    (:func:`_own_object_names`): a plain function's parameter named ``self`` is any object its caller passes."""
+    own = _own_object_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr) \
                 and node.attr not in ALLOWED_PRIVATE_NAMES \
-                and not (isinstance(node.value, ast.Name) and node.value.id in PRIVATE_ATTRIBUTE_OWNERS):
+                and not (isinstance(node.value, ast.Name) and id(node.value) in own):
             _flag(flags, "forbidden_attribute", f"uses {_dotted(node) or '.' + node.attr}: private attributes are "
                                                 f"allowed on self only")
         elif isinstance(node, ast.Name) and _is_dunder(node.id) and node.id not in ALLOWED_DUNDER_NAMES:
             _flag(flags, "forbidden_attribute", f"uses the name {node.id}: the interpreter's own names are not allowed")
+
+
+def _own_object_names(tree: ast.Module) -> set[int]:
+    """The ``id`` of every ``Name`` node that reads a method's own first parameter, when that parameter is named
+    ``self``, ``cls`` or ``ctx`` (:data:`PRIVATE_ATTRIBUTE_OWNERS`) and the method never binds the name again; reads
+    in functions nested in the method count too, unless they bind the name themselves."""
+    found: set[int] = set()
+
+    def binds(fn, name: str) -> bool:
+        params = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs + [fn.args.vararg, fn.args.kwarg]
+        return any(a is not None and a.arg == name for a in params) or any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn))
+
+    def collect(node, name: str) -> None:  # the reads of ``name`` under node, into nested functions that keep it
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                if not isinstance(child, ast.ClassDef) and not binds(child, name):
+                    collect(child, name)
+            elif isinstance(child, ast.Name) and child.id == name:
+                found.add(id(child))
+            else:
+                collect(child, name)
+
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for method in (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            params = method.args.posonlyargs + method.args.args
+            if not params or params[0].arg not in PRIVATE_ATTRIBUTE_OWNERS:
+                continue
+            name = params[0].arg
+            rebound = any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                          for n in ast.walk(method))
+            if not rebound:
+                collect(method, name)
+    return found
 
 
 def _import_bindings(tree: ast.Module) -> dict[str, str]:

@@ -7,6 +7,11 @@
   line that starts with ``def `` (meant to skip decorators), so a ``def`` inside a string at the end of the body
   ran as the kernel, code the static checks had read as a string constant (an eighth red-team helper imported
   ``sys`` that way). The fix takes the line from the syntax tree: the function's own ``def``.
+* The kernel's namespace: the interpreter executes a rewritten kernel in its module's globals, after copying its
+  own globals (``inspect``, ``ast``, ``np``, ...) into them, so a candidate that left a name unbound at run time
+  (``inspect = None; del inspect``) found ``inspect`` there after its first launch (a ninth red-team helper; the
+  static rule on unbound names reads the text, not the run). The fix runs the rewrite against a copy of the
+  module's globals: the interpreter's names go into the copy, never into the candidate's module.
 """
 
 from __future__ import annotations
@@ -20,8 +25,31 @@ def apply() -> list[str]:
         from triton.runtime import interpreter
     except ImportError:  # pragma: no cover - no triton, nothing to fix
         return []
-    return [name for name, fix in (("def_line", _fix_def_line), ("bf16_dot", _fix_bf16_dot))
-            if fix(interpreter, np, tl)]
+    return [name for name, fix in (("def_line", _fix_def_line), ("own_namespace", _fix_namespace),
+                                   ("bf16_dot", _fix_bf16_dot)) if fix(interpreter, np, tl)]
+
+
+def _fix_namespace(interpreter, np, tl) -> bool:
+    rewriter = getattr(interpreter, "FunctionRewriter", None)
+    original = getattr(rewriter, "_compile_and_exec", None)
+    if original is None or getattr(original, "_kernelgym_fixed", False):
+        return False
+
+    def _compile_and_exec(self, transformed_ast):
+        """The interpreter's own step, on a stand-in for the kernel whose globals are a copy of its module's."""
+        import types
+
+        fn = self.fn
+        self.fn = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__, fn.__defaults__,
+                                     fn.__closure__)
+        try:
+            return original(self, transformed_ast)
+        finally:
+            self.fn = fn
+
+    _compile_and_exec._kernelgym_fixed = True
+    rewriter._compile_and_exec = _compile_and_exec
+    return True
 
 
 def _fix_def_line(interpreter, np, tl) -> bool:

@@ -292,6 +292,14 @@ return torch.clamp(x, min=0) * 2 + 1''')), "rejected", "launched"),
         "    tl.store(y_ptr + offs, y, mask=mask)\n",
         '    tl.store(y_ptr + offs, y, mask=mask)\n    """\ndef scaled_relu_kernel(x_ptr, y_ptr, n, BLOCK):\n'
         '    raise RuntimeError("the hidden kernel ran")\n    ""  # """\n', 1), "ok", ""),
+    # a name bound in the text but not at run time, which the CPU interpreter filled with its own inspect after the
+    # first launch (a ninth red-team helper): the interpreter now writes into a copy of the module's globals
+    "name_filled_by_the_interpreter": ("guarded", kernel_forward(indent("return launch(x)"), extra='''
+inspect = None
+del inspect
+ones = torch.ones(4)
+k[(1,)](ones, torch.empty_like(ones), 4, BLOCK=256)
+B = inspect.getmodule(len)'''), ("compile_error", "runtime_error"), "inspect"),
     "torch_fallback_guarded": ("guarded", kernel_forward(indent("return torch.nn.functional.relu(x) * 2 + 1")),
                                "rejected", ""),
     "try_except_fallback": ("guarded", kernel_forward(indent('''
