@@ -1,16 +1,18 @@
 """Evaluation profiles: how much checking and timing one evaluation does, and its time limits.
 
 =========  ===========================================================================================
-quick      the RL inner loop: 5 standard trials + 1 outlier trial; timing until the 95% CI is within 2%
+quick      the RL inner loop: 5 standard trials + 1 outlier trial (+ 1 wide trial on a float32/float64 task,
+           :meth:`kernelgym.judge.session.Session.wide_trial`); timing until the 95% CI is within 2%
            of the median or 2 s; the eager reference timed afresh, interleaved with the candidate, every
            time (a figure cached from another moment carries that moment's load and GPU temperature:
            on the H200 a task's cached eager figure was 9.7% off its value measured alone), except in a
            batch plan, whose evaluations of one task share the first confirmed figure of the batch
-           (:mod:`kernelgym.judge.batch`); 1 trial again after timing; no torch.compile baseline. Stage
+           (:mod:`kernelgym.judge.batch`); 1 trial again after timing (on the wide inputs where they apply);
+           no torch.compile baseline. Stage
            limits: compile 120 s, correctness 60 s (GPU) / 120 s (CPU), timing 60 s.
-full       benchmarking: 8 standard trials + 3 outlier trials; timing until the CI is within 1% or 10 s;
-           the eager reference timed afresh, interleaved with the candidate, every time; a torch.compile
-           baseline; 2 trials again after timing.
+full       benchmarking: 8 standard trials + 3 outlier trials (+ 1 wide); timing until the CI is within 1% or
+           10 s; the eager reference timed afresh, interleaved with the candidate, every time; a torch.compile
+           baseline; 2 trials again after timing (the last on the wide inputs where they apply).
 =========  ===========================================================================================
 
 :func:`with_limits` replaces stage time limits by stage name (``limits={"compile": 30}`` for environments,
