@@ -312,23 +312,34 @@ def _check_imports(tree: ast.Module, flags: list) -> None:
                 _flag(flags, "forbidden_import", f"imports {name!r}: private modules are not allowed")
 
 
-def _check_builtin_references(source: str, flags: list) -> None:
-    """Any reference to a forbidden built-in (:data:`FORBIDDEN_CALLS`), not only a call by its name: ``run = exec``,
-    ``[eval][0](...)``, ``map(getattr, ...)`` and ``def f(g=getattr)`` reach it just as well. A name the candidate
-    binds itself (a variable called ``input``) is not the built-in; scopes are Python's own (:mod:`symtable`)."""
+def _symbols(source: str) -> tuple[set[str], list[tuple[str, object]]]:
+    """The names the module binds at its top level (assignments, imports, ``def``/``class``), and every symbol of
+    every scope as ``(kind, symbol)``: ``kind`` is ``"global_read"`` for a name read where the module's globals are
+    what it finds (the top level, or a scope that does not bind it), else ``"other"``. Scopes are Python's own
+    (:mod:`symtable`)."""
     top = symtable.symtable(source, "candidate.py", "exec")
-    module_names = {sym.get_name() for sym in top.get_symbols()
-                    if sym.is_assigned() or sym.is_imported() or sym.is_namespace() or sym.is_parameter()}
-    todo = [top]
+    bound = {sym.get_name() for sym in top.get_symbols()
+             if sym.is_assigned() or sym.is_imported() or sym.is_namespace()}
+    found, todo = [], [top]
     while todo:
         table = todo.pop()
         todo.extend(table.get_children())
         for sym in table.get_symbols():
-            name = sym.get_name()
-            if name in FORBIDDEN_CALLS and name not in module_names and sym.is_referenced() \
-                    and (table is top or sym.is_global()):
-                _flag(flags, "forbidden_call", f"uses {name}: dynamic code and attribute access are not allowed, "
-                                               f"under any name")
+            read = sym.is_referenced() and (table is top or sym.is_global())
+            found.append(("global_read" if read else "other", sym))
+    return bound, found
+
+
+def _check_builtin_references(source: str, flags: list) -> None:
+    """Any reference to a forbidden built-in (:data:`FORBIDDEN_CALLS`), not only a call by its name: ``run = exec``,
+    ``[eval][0](...)``, ``map(getattr, ...)`` and ``def f(g=getattr)`` reach it just as well. A name the candidate
+    binds itself (a variable called ``input``) is not the built-in; scopes are Python's own (:mod:`symtable`)."""
+    bound, symbols = _symbols(source)
+    for kind, sym in symbols:
+        name = sym.get_name()
+        if kind == "global_read" and name in FORBIDDEN_CALLS and name not in bound:
+            _flag(flags, "forbidden_call", f"uses {name}: dynamic code and attribute access are not allowed, "
+                                           f"under any name")
 
 
 def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
@@ -637,18 +648,11 @@ def _check_free_names(source: str, tree: ast.Module, flags: list) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             _flag(flags, "unbound_name", f"uses from {node.module} import *: import the names you use")
-    top = symtable.symtable(source, "candidate.py", "exec")
-    bound = {sym.get_name() for sym in top.get_symbols()
-             if sym.is_assigned() or sym.is_imported() or sym.is_namespace()}
+    bound, symbols = _symbols(source)
     known = bound | set(dir(builtins)) | ALLOWED_DUNDER_NAMES
-    todo = [top]
-    while todo:
-        table = todo.pop()
-        todo.extend(table.get_children())
-        for sym in table.get_symbols():
-            name = sym.get_name()
-            if sym.is_referenced() and (table is top or sym.is_global()) and name not in known:
-                _flag(flags, "unbound_name", f"uses {name}, which the module never defines")
+    for kind, sym in symbols:
+        if kind == "global_read" and sym.get_name() not in known:
+            _flag(flags, "unbound_name", f"uses {sym.get_name()}, which the module never defines")
 
 
 def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
@@ -662,17 +666,13 @@ def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
             _flag(flags, "forbidden_syntax", "uses a match statement: its patterns read attributes and bind names "
                                              "out of the rules' sight; use if/elif")
     allowed = ALLOWED_DUNDER_NAMES | ALLOWED_DUNDER_METHODS
-    todo = [symtable.symtable(source, "candidate.py", "exec")]
-    while todo:
-        table = todo.pop()
-        todo.extend(table.get_children())
-        for sym in table.get_symbols():
-            name = sym.get_name()
-            if name == "__class__" and sym.is_free():
-                continue  # the cell super() reads: bound by the interpreter, not the candidate
-            if _is_dunder(name) and name not in allowed:
-                _flag(flags, "forbidden_attribute", f"binds the name {name}: the interpreter's own names are not "
-                                                    f"allowed")
+    for _, sym in _symbols(source)[1]:
+        name = sym.get_name()
+        if name == "__class__" and sym.is_free():
+            continue  # the cell super() reads: bound by the interpreter, not the candidate
+        if _is_dunder(name) and name not in allowed:
+            _flag(flags, "forbidden_attribute", f"binds the name {name}: the interpreter's own names are not "
+                                                f"allowed")
 
 
 def _check_annotations(tree: ast.Module, flags: list) -> None:

@@ -167,15 +167,10 @@ def forbidden_reach(path: str, native: bool = False) -> str | None:
         return None
     for i in range(1, len(parts)):
         name = ".".join(parts[:i + 1])
+        if isinstance(obj, types.ModuleType) and not hasattr(obj, parts[i]) and _forbidden_module(name, native):
+            return _forbidden_module(name, native)  # named, not imported here
         try:
-            if not isinstance(obj, types.ModuleType):  # a class or an object a module keeps: walked statically
-                obj = inspect.getattr_static(obj, parts[i])  # (no property or __getattr__ of its runs here)
-            elif hasattr(obj, parts[i]):
-                obj = getattr(obj, parts[i])
-            elif _forbidden_module(name, native):
-                return _forbidden_module(name, native)  # named, not imported here
-            else:
-                obj = importlib.import_module(name)  # a submodule not imported yet: the worker's import finds it
+            obj = _step(obj, parts, i)
         except Exception:  # noqa: BLE001 - a lazy attribute or a submodule that fails here: unresolved
             return None
         why = _judge_value(obj, native)
@@ -200,14 +195,19 @@ def _resolve(path: str):
     try:
         obj = importlib.import_module(parts[0])
         for i in range(1, len(parts)):
-            if not isinstance(obj, types.ModuleType):  # a class keeping a module (TritonSemantic.lang)
-                obj = inspect.getattr_static(obj, parts[i])
-            else:
-                obj = getattr(obj, parts[i]) if hasattr(obj, parts[i]) else \
-                    importlib.import_module(".".join(parts[:i + 1]))
+            obj = _step(obj, parts, i)
     except Exception:  # noqa: BLE001 - unresolved here
         return _UNRESOLVED
     return obj
+
+
+def _step(obj, parts: list[str], i: int):
+    """``parts[i]`` of ``obj`` (what ``parts[:i]`` named): a module's attribute, or its submodule not imported yet
+    (the worker's import finds it); of a class or any other object a module keeps, the attribute as stored, found
+    statically (no property or ``__getattr__`` of its runs here: ``TritonSemantic.lang`` is a module)."""
+    if not isinstance(obj, types.ModuleType):
+        return inspect.getattr_static(obj, parts[i])
+    return getattr(obj, parts[i]) if hasattr(obj, parts[i]) else importlib.import_module(".".join(parts[:i + 1]))
 
 
 def names_a_module(path: str) -> bool:

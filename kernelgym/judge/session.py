@@ -453,16 +453,9 @@ class Session:
         reference raises on those inputs or is not finite on them, the task's domain does not reach that far and
         the trial is left out (returns ``False``). ``stage``: ``wide`` (after the outlier trials) or ``recheck``
         (after timing)."""
-        import torch
-
         seed = self.secret(stage, index)
-        try:
-            refs = self._reference_outputs(seed, WIDE_OUTLIERS)
-        except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
-            raise
-        except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs)
-            return False
-        if not all_finite(refs):
+        refs = self._reference_outputs_in_domain(seed, WIDE_OUTLIERS)
+        if refs is None or not all_finite(refs):
             return False
         self.send(Command.TRIAL, seed, WIDE_OUTLIERS)
         where = f"wide trial {index}" if stage == "wide" else "after timing (wide inputs)"
@@ -475,18 +468,23 @@ class Session:
         unless the reference's outputs on those are not finite or it raises on them
         (:data:`~kernelgym.judge.inputs.SIGNED_OUTLIERS`: each input keeps its sign); when it raises on those too,
         the task's domain has no outliers and the trial runs on standard inputs (``NO_OUTLIERS``)."""
-        import torch
-
         for kind in (OUTLIERS, SIGNED_OUTLIERS):
-            try:
-                refs = self._reference_outputs(seed, kind)
-            except torch.cuda.OutOfMemoryError:  # the GPU's state, not the task's domain: the judge's error
-                raise
-            except Exception:  # noqa: BLE001  (the trusted reference refusing the inputs, e.g. a probability above 1)
-                continue
-            if kind == SIGNED_OUTLIERS or all_finite(refs):
+            refs = self._reference_outputs_in_domain(seed, kind)
+            if refs is not None and (kind == SIGNED_OUTLIERS or all_finite(refs)):
                 return kind, refs
         return NO_OUTLIERS, self._reference_outputs(seed, NO_OUTLIERS)
+
+    def _reference_outputs_in_domain(self, seed: int, outlier: int) -> tuple | None:
+        """The reference's outputs on those inputs, or ``None`` where the trusted reference refuses them (a
+        probability above 1): the inputs left the task's domain. Running out of GPU memory is the judge's error."""
+        import torch
+
+        try:
+            return self._reference_outputs(seed, outlier)
+        except torch.cuda.OutOfMemoryError:
+            raise
+        except Exception:  # noqa: BLE001
+            return None
 
     def _reference_outputs(self, seed: int, outlier: int) -> tuple:
         def compute():
