@@ -119,3 +119,82 @@ def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source
     assert result.status == status, result.message
     stages = [t for t in result.trials if t["stage"] == "outlier"]
     assert stages and stages[0]["outliers"] == outliers
+
+
+#: two products of one input that nearly cancel: the wide outliers make each term thousands, the difference tens
+CANCELLING = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    KERNELGYM = {"dtype": "float32", "atol": 1e-2, "rtol": 1e-2}
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(64, 64) / 8)
+            self.v = nn.Parameter(self.w.detach() + torch.randn(64, 64) * 1e-4)
+
+        def forward(self, a):
+            return a @ self.w - a @ self.v
+
+    def get_inputs():
+        return [torch.randn(64, 64)]
+
+    def get_init_inputs():
+        return []
+''')
+
+
+def products_kernel(operand: str) -> str:
+    """A ModelNew computing ``a @ w - a @ v`` in one Triton kernel, each operand passed through ``operand``
+    (an expression over ``x``) before its product."""
+    return textwrap.dedent(f'''
+        import torch
+        import torch.nn as nn
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def rounded(x):
+            return {operand}
+
+        @triton.jit
+        def products_kernel(a_ptr, w_ptr, v_ptr, y_ptr, N: tl.constexpr):
+            rows = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+            a = rounded(tl.load(a_ptr + rows))
+            w = rounded(tl.load(w_ptr + rows))
+            v = rounded(tl.load(v_ptr + rows))
+            tl.store(y_ptr + rows, tl.dot(a, w) - tl.dot(a, v))
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.randn(64, 64) / 8)
+                self.v = nn.Parameter(self.w.detach() + torch.randn(64, 64) * 1e-4)
+
+            def forward(self, a):
+                y = torch.empty_like(a)
+                products_kernel[(1,)](a.contiguous(), self.w.contiguous(), self.v.contiguous(), y, N=64)
+                return y
+    ''')
+
+
+#: TF32 as the tensor cores keep it: 10 of float32's 23 fraction bits
+TF32_OPERANDS = products_kernel("(x.to(tl.int32, bitcast=True) & -8192).to(tl.float32, bitcast=True)")
+
+
+def test_a_tf32_kernel_passes_the_wide_trial_where_its_terms_cancel_by_the_allowance_alone(judge, monkeypatch):
+    """Wide outliers make each product thousands and the difference tens: a kernel rounding its operands to TF32
+    (honest, and within the task's tolerance on the ordinary trials) is off by units there, far beyond an
+    ordinary tolerance. The wide trial allows what moving the data by the task's relative tolerance moves the
+    exact result (``Session.wide_allowances``): with that allowance the kernel is ``ok``, without it incorrect in
+    the wide trial (measured first on the H200: honest TF32 matmul solutions of five tasks failed there)."""
+    from kernelgym.judge import session
+
+    task = task_from_source(CANCELLING, "L1/1_cancelling", 1)
+    result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
+    assert result.status == "ok", result.message
+    assert "wide" in {t["stage"] for t in result.trials}
+    monkeypatch.setattr(session, "WIDE_SPREAD_FACTOR", 0.0)
+    result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
+    assert result.status == "incorrect" and "wide trial" in result.message, result.message

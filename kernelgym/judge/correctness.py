@@ -12,6 +12,10 @@ the check "at least as accurate as the eager reference": a finite element passes
 eager reference *or* of the float64 result. A low-precision reference's own rounding (bf16 scores before a softmax,
 TF32 convolutions) then never fails a kernel that computes more exactly, while NaN/Inf positions, shapes and dtypes
 are still those of the eager reference.
+
+An allowance around the float64 result (``allowances``, the wide trial's: outliers at 1e5 whose terms cancel leave
+results that no float32 computation gets within an ordinary tolerance) widens that second tolerance by a number
+computed from the reference alone, never from the candidate's outputs.
 """
 
 from __future__ import annotations
@@ -76,10 +80,11 @@ def all_finite(values: tuple) -> bool:
 
 
 def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0,
-                   exact=None, again=None) -> TrialCheck:
+                   exact=None, again=None, allowance: float = 0.0) -> TrialCheck:
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
     time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed). With
-    ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring).
+    ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring),
+    that tolerance widened by ``allowance`` (absolute; the wide trial's, module docstring).
     ``again``: for ``statistical``, further independent draws of the reference on the same input (a sequence of
     tensors, :mod:`kernelgym.judge.statistical`)."""
     import torch
@@ -132,7 +137,7 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         excess = diff - (atol + rtol * r.abs())
         if exact_flat is not None:
             e = exact_flat[start:start + CHUNK].to(device=r.device, dtype=torch.float64)
-            excess_exact = (o - e).abs() - (atol + rtol * e.abs())
+            excess_exact = (o - e).abs() - (atol + allowance + rtol * e.abs())
             excess = torch.minimum(excess, torch.where(torch.isfinite(e), excess_exact, torch.full_like(e, math.inf)))
         at = int(torch.argmax(excess).item())
         n_bad += int((excess > 0).sum().item())
@@ -193,15 +198,19 @@ def _as_float64(value):
 
 
 def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: str = "allclose",
-                    exacts: tuple | None = None, agains: tuple | None = None) -> TrialCheck:
+                    exacts: tuple | None = None, agains: tuple | None = None,
+                    allowances: tuple | None = None) -> TrialCheck:
     """Compare every output; the first failing one decides the verdict, else the largest errors are reported.
     ``exacts``: float64 outputs of the same model, a second reference per element (module docstring). ``agains``:
     for ``statistical``, further draws of the reference's outputs on the same inputs, one tuple per draw (the
-    exchangeability and distribution checks of :mod:`kernelgym.judge.statistical` need two)."""
+    exchangeability and distribution checks of :mod:`kernelgym.judge.statistical` need two). ``allowances``: one
+    absolute allowance per output around its ``exacts`` entry (module docstring)."""
     if len(refs) != len(outs):
         return TrialCheck(False, f"expected {len(refs)} output(s), got {len(outs)}")
     if exacts is not None and len(exacts) != len(refs):
         exacts = None
+    if allowances is not None and (exacts is None or len(allowances) != len(refs)):
+        allowances = None
     agains = [draw for draw in (agains or ()) if len(draw) == len(refs)]
     best = TrialCheck(True, max_abs_err=0.0, max_rel_err=0.0)
     for i, (r, o) in enumerate(zip(refs, outs)):
@@ -212,7 +221,7 @@ def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: s
                 continue
             r, o = _as_float64(r), _as_float64(o)
         res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None,
-                             [draw[i] for draw in agains])
+                             [draw[i] for draw in agains], allowances[i] if allowances is not None else 0.0)
         if not res.ok:
             return res
         if (res.max_abs_err or 0) >= (best.max_abs_err or 0):

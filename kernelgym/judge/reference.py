@@ -135,6 +135,39 @@ class ReferenceSide:
         A candidate can make every comparison need it (elements placed between the two references' tolerances, a
         red-team finding), so the float64 copy of the model is made once per model and kept beside it (:meth:`model`'s
         cache), not once per comparison."""
+        return self._run_exact(task, init_seed, seed, outlier)
+
+    def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float,
+                          draw: int) -> tuple | None:
+        """:meth:`exact_outputs` with every floating input and parameter multiplied by ``1 + rel * u``, ``u``
+        uniform in [-1, 1] per element, drawn from a generator seeded by ``seed`` and ``draw``: how far the exact
+        result moves when the data moves by a relative ``rel`` (the sensitivity the wide trial allows for,
+        :meth:`kernelgym.judge.session.Session.wide_allowances`). ``None`` where :meth:`exact_outputs` is."""
+        import copy
+
+        import torch
+
+        gen = torch.Generator(device=self.device)
+        gen.manual_seed((seed * 7919 + draw) % (2 ** 63))
+
+        def perturb(x):
+            u = torch.rand(x.shape, generator=gen, device=x.device, dtype=x.dtype) * 2 - 1
+            return x * (1 + rel * u)
+
+        def perturbed_model(exact_model):
+            model = copy.deepcopy(exact_model)
+            with torch.no_grad():
+                for param in model.parameters():
+                    if param.is_floating_point():
+                        param.copy_(perturb(param))
+            return model
+
+        return self._run_exact(task, init_seed, seed, outlier, perturbed_model, perturb)
+
+    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, model_of=None,
+                   input_of=None) -> tuple | None:
+        """The float64 copy of the model (made once per model) run on the upcast inputs; ``model_of`` and
+        ``input_of`` change what runs (a copy of the float64 model, each floating input after its upcast)."""
         import copy
 
         import torch
@@ -142,11 +175,13 @@ class ReferenceSide:
         module, model = self.model(task, init_seed)
         inputs = [x.to(torch.float64) if torch.is_tensor(x) and x.is_floating_point() and not x.is_complex() else x
                   for x in make_inputs(module, seed, self.device, outlier)]
+        if input_of is not None:
+            inputs = [input_of(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x for x in inputs]
         try:
             cached = self._references[task.key]
             if cached.get("exact", (None,))[0] is not model:  # one copy at a time: it is twice the parameters
                 cached["exact"] = (model, copy.deepcopy(model).to(torch.float64))
-            exact_model = cached["exact"][1]
+            exact_model = cached["exact"][1] if model_of is None else model_of(cached["exact"][1])
             with torch.no_grad(), reference_numerics():
                 return as_tuple(exact_model(*inputs))
         except (RuntimeError, TypeError, NotImplementedError):
