@@ -163,6 +163,33 @@ def test_null_calls_run_before_the_candidate_loads_and_are_reported(tmp_path, re
     assert result.durations["null_calls"] > 0
 
 
+def test_the_null_overhead_leaves_out_the_warm_up_blocks(tmp_path, relu_task, monkeypatch):
+    """A fresh worker's first block pays one-off costs the candidate pays in its warm-up, outside its blocks: the
+    runner sends warm-up blocks first and gives :func:`null_overhead_ms` the later blocks only."""
+    from kernelgym.judge import session, wallclock
+    from kernelgym.judge.runner import Judge
+
+    seen = []
+
+    def spy(walls, medians):
+        seen.append(len(walls))
+        return wallclock.null_overhead_ms(walls, medians)
+
+    sent = []
+    send = session.Session.send
+
+    def counting_send(self, *words):
+        sent.append(words[0])
+        return send(self, *words)
+
+    monkeypatch.setattr(session, "null_overhead_ms", spy)
+    monkeypatch.setattr(session.Session, "send", counting_send)
+    result = Judge(device="cpu", cache_dir=tmp_path).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert wallclock.NULL_WARMUP_BLOCKS >= 1 and seen == [wallclock.NULL_BLOCKS]
+    assert sent.count(session.Command.NULL) == wallclock.NULL_WARMUP_BLOCKS + wallclock.NULL_BLOCKS
+
+
 def test_a_worker_refuses_null_calls_once_its_candidate_is_loaded():
     """After ``go`` the candidate's code could slow a null block (raising the overhead, lowering the bound)."""
     import types

@@ -36,8 +36,8 @@ from kernelgym.judge import device_transfer
 from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
-from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, BlockClock, check_lower_bound_ms, lower_bound_ms, \
-    mismatch, null_overhead_ms
+from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
+    lower_bound_ms, mismatch, null_overhead_ms
 from kernelgym.tasks import Task
 
 _RANDOM = secrets.SystemRandom()
@@ -336,13 +336,13 @@ class Session:
         calls = self.block_calls(out_bytes)
         specs = json.dumps([describe(r) for r in refs], separators=(",", ":"))
         walls, medians = [], []
-        for _ in range(NULL_BLOCKS):
+        for _ in range(NULL_WARMUP_BLOCKS + NULL_BLOCKS):
             started = time.perf_counter()
             self.send(Command.NULL, calls, secret_seed(), specs)
             times = self._block_times(self.expect(Event.TIMING), calls)
             walls.append((time.perf_counter() - started) * 1e3 / calls)
             medians.append(sorted(times)[len(times) // 2])
-        self.null_overhead_ms = null_overhead_ms(walls, medians)
+        self.null_overhead_ms = null_overhead_ms(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:])
 
     def snapshot_calls(self, out_bytes: int) -> int:
         """The most calls of a timed block whose snapshots stay within :data:`SNAPSHOT_BYTES` (at least one)."""

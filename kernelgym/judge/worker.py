@@ -355,9 +355,11 @@ class Worker:
 
     # -- timing ----------------------------------------------------------------------------------------------
     def null_block(self, calls: int, seed: int, specs: str) -> bool:
-        """``null CALLS SEED SPECS``: a warm-up call and a timed block of a forward that returns fresh, empty
-        outputs of ``SPECS`` (the reference's ``describe``: tensors of a shape and dtype, or scalars). Refused once
-        the candidate is loaded: from then on its code could slow this block, which would lower the bound."""
+        """``null CALLS SEED SPECS``: a timed block of a forward that returns fresh, empty outputs of ``SPECS`` (the
+        reference's ``describe``: tensors of a shape and dtype, or scalars). No warm-up call: the runner's clock
+        spans the whole command, so the runner warms up with a block whose figures it does not use
+        (:data:`kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS`). Refused once the candidate is loaded: from then on
+        its code could slow this block, which would lower the bound."""
         if self.model is not None:
             return False
         outputs = [(tuple(d["shape"]), getattr(torch, d["dtype"])) if d.get("kind") == "tensor" else None
@@ -373,7 +375,6 @@ class Worker:
         timer = _CallTimer(allocate, lambda i: make_inputs(self.module, call_seed(seed, i), self.device), self.device,
                            scrub_released=True, method="synchronized")
         try:
-            _warm_up(timer, 1)
             times = _time_block(timer, calls, [], [], seed)
         except BaseException as exc:  # noqa: BLE001 - the task's own inputs failed: the judge's error
             self.error("runtime_error", exc, "the null block")
