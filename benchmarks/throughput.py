@@ -306,7 +306,9 @@ class Run:
                 "ci95_ms": r.runtime_spread.get("ci95_ms"), "kernel_coverage": r.kernel_coverage,
                 # how the runtime was bounded: compared calls, their floor, the runner's clocks (SECURITY.md)
                 "bounds": {k: r.runtime_spread.get(k) for k in ("reported_median_ms", "runner_bound_ms",
-                                                                "runner_fastest_wall_ms", "runner_overhead_ms",
+                                                                "runner_fastest_wall_ms", "runner_fastest_block_calls",
+                                                                "runner_overhead_ms", "runner_overhead_from",
+                                                                "null_overhead_ms", "reference_overhead_ms",
                                                                 "compared_floor_ms", "compared_calls",
                                                                 "fastest_check_ms")},
                 "submitted_at": _round(self.submitted), "done_at": _round(self.done),
