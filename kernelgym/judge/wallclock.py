@@ -36,8 +36,10 @@ EXTRA_BLOCKS = 2
 #: allocations, the first launch of each of its kernels) that the candidate pays in its warm-up, outside its blocks.
 #: (Until 2026-12-05 the worker warmed up inside the first command of each block, so the runner's clock on a block of
 #: one call spanned two: on the H200 the null overhead came out 6.8 ms per call beside a candidate's whole call at
-#: 3.7 ms, and the bound was zero in 121 of 128 rows of batch B at 074a7ed.)
-NULL_BLOCKS = 2
+#: 3.7 ms, and the bound was zero in 121 of 128 rows of batch B at 074a7ed.) Four blocks: the other evaluations'
+#: work on the GPU only ever adds to a block's time, and with two (after the warm-up, H100, batch B at ea9fd72) the
+#: least of them was still 2-4 times the overhead the candidate's own blocks showed in a third of the rows.
+NULL_BLOCKS = 4
 NULL_WARMUP_BLOCKS = 1
 #: wall time of answering ``check INDEX`` up to the header of the outputs (the worker only describes a snapshot it
 #: took already), allowed before the answer counts as work the call should have done (ms)
