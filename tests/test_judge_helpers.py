@@ -565,3 +565,37 @@ def test_a_kernel_is_the_candidates_by_its_own_name_not_a_word_in_a_library_kern
     report = coverage_from_events([(event, True, 10.0)], names)
     assert (report["coverage"] == 1.0) is own
 
+
+
+def test_ceilings_are_measured_once_with_the_gpu_alone_and_no_reference_under_their_switches(tmp_path, monkeypatch):
+    """Measured beside other evaluations' work the ceilings came out low (honest kernels flagged
+    ``above_measured_ceiling``), and the measurement switches TF32 process-wide: it runs inside the judge's
+    exclusive hold and the reference numerics' lock, once; later calls read the cache."""
+    import contextlib
+
+    import torch
+
+    from kernelgym import hardware
+    from kernelgym.judge import numerics
+    from kernelgym.judge.reference import ReferenceSide
+
+    held, seen = [], []
+
+    @contextlib.contextmanager
+    def alone():
+        held.append(True)
+        try:
+            yield
+        finally:
+            held.pop()
+
+    def measure(device):
+        seen.append((bool(held), numerics._lock.locked()))
+        return {"tf32": 400.0}
+
+    monkeypatch.setattr(hardware, "measure_ceilings", measure)
+    side = ReferenceSide("cpu", tmp_path, "fake-gpu", torch.__version__)
+    side.on_cpu = False  # as on a GPU: the measurement itself is the fake above
+    assert side.ceilings(alone=alone) == {"tf32": 400.0}
+    assert side.ceilings(alone=alone) == {"tf32": 400.0}
+    assert seen == [(True, True)] and not numerics._lock.locked()

@@ -34,3 +34,11 @@ def reference_numerics():
         finally:
             for space, name, value in saved:
                 setattr(space, name, value)
+
+
+@contextlib.contextmanager
+def settings_held():
+    """Hold the lock :func:`reference_numerics` holds, without changing a setting: for code that switches these
+    settings itself (:func:`kernelgym.hardware.measure_ceilings`), so no reference runs under its switch."""
+    with _lock:
+        yield

@@ -16,7 +16,7 @@ from typing import Any
 from kernelgym.judge import streams
 from kernelgym.judge.baselines import BaselineCache
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs
-from kernelgym.judge.numerics import reference_numerics
+from kernelgym.judge.numerics import reference_numerics, settings_held
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.timing import CallTimer
 from kernelgym.tasks import Task
@@ -288,8 +288,13 @@ class ReferenceSide:
                 cache[key] = f"{type(exc).__name__}: {str(exc)[:200]}"
         return cache[key]
 
-    def ceilings(self) -> dict:
-        """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached."""
+    def ceilings(self, alone=contextlib.nullcontext) -> dict:
+        """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached.
+        ``alone``: a context manager factory that holds the GPU for this process alone while they are measured (the
+        judge's exclusive hold): measured beside other evaluations' work, the ceilings came out low and honest
+        kernels were flagged ``above_measured_ceiling`` (H100, batch B at ea9fd72). The measurement switches TF32
+        on and off process-wide, so it also holds :func:`~kernelgym.judge.numerics.settings_held`: no reference
+        runs under its switch."""
         if self.on_cpu:
             return {}
         from kernelgym.hardware import measure_ceilings
@@ -297,6 +302,7 @@ class ReferenceSide:
         key = f"ceilings|{self.device_name}|{self.torch_version}"
         hit = self.baselines.get(key)
         if hit is None:
-            hit = measure_ceilings(self.device)
+            with alone(), settings_held():
+                hit = self.baselines.get(key) or measure_ceilings(self.device)
             self.baselines.put(key, hit)
         return hit

@@ -450,7 +450,7 @@ class Judge:
         from kernelgym.hardware import PRECISION_OF_DTYPE
 
         seconds = res.runtime_ms / 1e3
-        measured, vendor = self.reference.ceilings(), self.hardware().peaks
+        measured, vendor = self.reference.ceilings(alone=self.admission.exclusive), self.hardware().peaks
         precision = PRECISION_OF_DTYPE.get(task.dtype, "fp32")
         for field_name, formula, key in (("iou", "bytes", "bandwidth_tbs"), ("mfu", "flops", precision)):
             amount = task.evaluate_formula(formula)
@@ -479,7 +479,7 @@ class Judge:
         return self.reference.cached_baseline(task, kind)
 
     def ceilings(self) -> dict:
-        return self.reference.ceilings()
+        return self.reference.ceilings(alone=self.admission.exclusive)
 
     def hardware_json(self) -> str:
         """The hardware spec of this judge's device, as JSON text (shown to the policy)."""
