@@ -291,8 +291,9 @@ class ReferenceSide:
     def ceilings(self, alone=contextlib.nullcontext) -> dict:
         """This GPU's measured ceilings (:func:`kernelgym.hardware.measure_ceilings`), measured once and cached.
         ``alone``: a context manager factory that holds the GPU for this process alone while they are measured (the
-        judge's exclusive hold): measured beside other evaluations' work, the ceilings came out low and honest
-        kernels were flagged ``above_measured_ceiling`` (H100, batch B at ea9fd72). The measurement switches TF32
+        judge's exclusive hold): in batch B at ea9fd72 (H100) honest TF32 kernels at 190-210 TFLOP/s were flagged
+        ``above_measured_ceiling``, half of the 416.6 the same GPU measured alone, so the pool's first measurement,
+        beside other evaluations' work, must have come out below that. The measurement switches TF32
         on and off process-wide, so it also holds :func:`~kernelgym.judge.numerics.settings_held`: no reference
         runs under its switch."""
         if self.on_cpu:
