@@ -198,3 +198,21 @@ def test_a_tf32_kernel_passes_the_wide_trial_where_its_terms_cancel_by_the_allow
     monkeypatch.setattr(session, "WIDE_SPREAD_FACTOR", 0.0)
     result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
     assert result.status == "incorrect" and "wide trial" in result.message, result.message
+
+
+def test_the_wide_allowance_is_per_row_so_a_chaotic_row_excuses_no_other(judge):
+    """The allowance is the reference's own sensitivity row by row: rows whose outliers' terms cancel get a wide one,
+    the others keep a narrow one. A kernel that is off by 1 in a row without outliers, only on wide inputs, fails
+    the wide trial (with one allowance per output, the chaotic rows' would have excused it)."""
+    task = task_from_source(CANCELLING, "L1/1_cancelling", 1)
+    text = products_kernel("x").replace("        return y\n", textwrap.indent(textwrap.dedent('''
+        if bool((a > 65504).any()):
+            calm = (a.abs() < 1000).all(dim=1)
+            row = int(torch.nonzero(calm)[0, 0])
+            y[row] = y[row] + 1.0
+        return y
+        '''), " " * 8))
+    assert "y[row] = y[row] + 1.0" in text
+    result = judge.evaluate(task, text, profile=SHORT, torch_policy="off")
+    assert result.status == "incorrect" and "wide trial" in result.message, result.message
+    assert "in a row" in result.message

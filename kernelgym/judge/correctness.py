@@ -14,8 +14,9 @@ TF32 convolutions) then never fails a kernel that computes more exactly, while N
 are still those of the eager reference.
 
 An allowance around the float64 result (``allowances``, the wide trial's: outliers at 1e5 whose terms cancel leave
-results that no float32 computation gets within an ordinary tolerance) widens that second tolerance by a number
-computed from the reference alone, never from the candidate's outputs.
+results that no float32 computation gets within an ordinary tolerance) widens that second tolerance by an amount per
+row of the output (:class:`RowAllowance`: one value per slice along its last dimension) computed from the reference
+alone, never from the candidate's outputs.
 """
 
 from __future__ import annotations
@@ -80,11 +81,11 @@ def all_finite(values: tuple) -> bool:
 
 
 def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0,
-                   exact=None, again=None, allowance: float = 0.0) -> TrialCheck:
+                   exact=None, again=None, allowance: "RowAllowance | None" = None) -> TrialCheck:
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
     time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed). With
     ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring),
-    that tolerance widened by ``allowance`` (absolute; the wide trial's, module docstring).
+    that tolerance widened by ``allowance`` (absolute, per row; the wide trial's, module docstring).
     ``again``: for ``statistical``, further independent draws of the reference on the same input (a sequence of
     tensors, :mod:`kernelgym.judge.statistical`)."""
     import torch
@@ -137,7 +138,10 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         excess = diff - (atol + rtol * r.abs())
         if exact_flat is not None:
             e = exact_flat[start:start + CHUNK].to(device=r.device, dtype=torch.float64)
-            excess_exact = (o - e).abs() - (atol + allowance + rtol * e.abs())
+            widened = atol + rtol * e.abs()
+            if allowance is not None:
+                widened = widened + allowance.of_elements(start, e.numel(), e.device)
+            excess_exact = (o - e).abs() - widened
             excess = torch.minimum(excess, torch.where(torch.isfinite(e), excess_exact, torch.full_like(e, math.inf)))
         at = int(torch.argmax(excess).item())
         n_bad += int((excess > 0).sum().item())
@@ -152,6 +156,34 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
                                  f"rtol={rtol:g}; worst at {tuple(worst_index)}: got {worst_got:.6g}, expected "
                                  f"{worst_expected:.6g}", max_abs, max_rel, worst_index, index)
     return TrialCheck(True, "", max_abs, max_rel, worst_index, index)
+
+
+@dataclass
+class RowAllowance:
+    """An absolute allowance per row of an output: ``per_row[k]`` for its elements ``k * row_len`` to
+    ``(k + 1) * row_len - 1`` in flat order (a row is a slice along the last dimension; a 0-d or 1-d output is one
+    row). Values may be ``inf``."""
+    row_len: int
+    per_row: Any  # a 1-d float64 tensor
+
+    @classmethod
+    def of_change(cls, change) -> "RowAllowance":
+        """The largest of ``change`` (a tensor of the output's shape, ``inf`` allowed) in each row."""
+        row_len = int(change.shape[-1]) if change.dim() >= 2 and change.shape[-1] else max(1, change.numel())
+        return cls(row_len, change.reshape(-1, row_len).amax(dim=1) if change.numel() else change.reshape(-1))
+
+    def largest(self) -> float:
+        return float(self.per_row.max().item()) if self.per_row.numel() else 0.0
+
+    def of_elements(self, start: int, count: int, device):
+        """The allowance of flat elements ``start`` to ``start + count - 1``."""
+        import torch
+
+        rows = torch.arange(start, start + count, device=self.per_row.device) // self.row_len
+        return self.per_row[rows].to(device=device, dtype=torch.float64)
+
+    def scaled(self, factor: float) -> "RowAllowance":
+        return RowAllowance(self.row_len, self.per_row * factor)
 
 
 def _compare_exactly(ref_flat, out_flat, shape, index: int) -> TrialCheck:
@@ -203,8 +235,8 @@ def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: s
     """Compare every output; the first failing one decides the verdict, else the largest errors are reported.
     ``exacts``: float64 outputs of the same model, a second reference per element (module docstring). ``agains``:
     for ``statistical``, further draws of the reference's outputs on the same inputs, one tuple per draw (the
-    exchangeability and distribution checks of :mod:`kernelgym.judge.statistical` need two). ``allowances``: one
-    absolute allowance per output around its ``exacts`` entry (module docstring)."""
+    exchangeability and distribution checks of :mod:`kernelgym.judge.statistical` need two). ``allowances``: a
+    :class:`RowAllowance` (or ``None``) per output around its ``exacts`` entry (module docstring)."""
     if len(refs) != len(outs):
         return TrialCheck(False, f"expected {len(refs)} output(s), got {len(outs)}")
     if exacts is not None and len(exacts) != len(refs):
@@ -221,7 +253,7 @@ def compare_outputs(refs: tuple, outs: tuple, atol: float, rtol: float, check: s
                 continue
             r, o = _as_float64(r), _as_float64(o)
         res = compare_tensor(r, o, atol, rtol, check, i, exacts[i] if exacts is not None else None,
-                             [draw[i] for draw in agains], allowances[i] if allowances is not None else 0.0)
+                             [draw[i] for draw in agains], allowances[i] if allowances is not None else None)
         if not res.ok:
             return res
         if (res.max_abs_err or 0) >= (best.max_abs_err or 0):
