@@ -4,7 +4,8 @@
 #   parts: smoke datasets throughput cuda repeats lint dobench timingmethod activity wallbound prestart soak agreement
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
-#   solution, more than the part's 230 s for all of them), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
+#   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
+#   solutions were evaluated in it), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
 #   session's collection before its first episode); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
@@ -33,7 +34,7 @@ if run smoke; then
 fi
 if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"
-  timeout -s INT 230 python3 -m kernelgym.cli eval kernelgym/suite/solutions/triton --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
+  timeout -s INT ${DS_TIMEOUT:-230} python3 -m kernelgym.cli eval kernelgym/suite/solutions/triton --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
     --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval.txt"
   timeout -s INT ${COLLECT_TIMEOUT:-150} python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
     --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect.txt"
