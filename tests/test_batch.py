@@ -55,7 +55,7 @@ def test_the_reference_runs_once_per_trial_for_the_whole_batch(judge, relu_task)
     second = judge.evaluate(relu_task, GOOD, batch=plan)
     assert second.status == "ok", second.message
     assert plan.computed == after_first  # nothing computed again for the second candidate's trials
-    assert [t["trial"] for t in first.trials] == [t["trial"] for t in second.trials]
+    assert sorted(t["trial"] for t in first.trials) == sorted(t["trial"] for t in second.trials)  # order drawn
 
 
 @pytest.mark.timeout(300)
@@ -133,13 +133,20 @@ def test_a_candidate_cannot_pick_up_an_earlier_candidates_outputs_for_the_same_i
     plan = BatchPlan(relu_task)
     assert runtime_judge.evaluate(relu_task, LEAVES_OUTPUTS, batch=plan).status == "ok"
     result = runtime_judge.evaluate(relu_task, READS_LEFTOVERS, batch=plan)
-    assert result.status == "incorrect" and "outlier trial" in result.message, result.message
+    assert result.status == "incorrect" and ("outlier trial" in result.message or "wide trial" in result.message), \
+        result.message
 
 
 @pytest.mark.timeout(600)
-def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(tmp_path, relu_task):
+def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(tmp_path, relu_task, monkeypatch):
     """The control: with plain child processes (``sandbox="unsafe"``) the two candidates share /tmp, the leftover
-    outputs are found and the outlier-blind kernel passes — flagged ``unsandboxed``, as every such result is."""
+    outputs are found and the outlier-blind kernel passes the trials — flagged ``unsandboxed``, as every such result
+    is. (Probes are off here: their inputs are fresh for every evaluation, so nothing is left for them, and they
+    would fail the outlier-blind kernel on their own.)"""
+    from kernelgym.judge import session
+
+    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
+    monkeypatch.setattr(session, "FORCED_PROBES", 0)
     judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False, sandbox="unsafe")
     plan = BatchPlan(relu_task)
     assert judge.evaluate(relu_task, LEAVES_OUTPUTS, batch=plan).status == "ok"

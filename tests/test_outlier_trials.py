@@ -15,6 +15,7 @@ import pytest
 
 from kernelgym.judge.inputs import OUTLIERS, SIGNED_OUTLIERS, WIDE_OUTLIERS, make_inputs
 from kernelgym.judge.profiles import get_profile
+from kernelgym.testing.candidates import indent, kernel_forward
 from kernelgym.tasks.task import task_from_source
 
 SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
@@ -113,7 +114,13 @@ CUMPROD_THROUGH_LOGS = candidate("y = torch.exp(torch.cumsum(tlog(a), dim=1))")
     (CUMPROD, CUMPROD_THROUGH_LOGS, "incorrect", "either_sign"),    # reference finite on negative values
     (BCE, BCE_KERNEL, "ok", "none"),                                # reference raises on every outlier input
 ])
-def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source, text, status, outliers):
+def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source, text, status, outliers, monkeypatch):
+    from kernelgym.judge import session
+
+    # the order of the trials is drawn (session.trial_order); here it is fixed so that the outlier trial, whose
+    # kind of outliers this test is about, runs before the wide one (which the cumulative product fails too)
+    monkeypatch.setattr(session, "trial_order", lambda n_standard, n_outlier, wide: list(enumerate(
+        ["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else []))))
     task = task_from_source(source, "L1/1_outliers", 1, task_set="kernelbench")
     result = judge.evaluate(task, text, profile=SHORT, torch_policy="off")
     assert result.status == status, result.message
@@ -216,3 +223,75 @@ def test_the_wide_allowance_is_per_row_so_a_chaotic_row_excuses_no_other(judge):
     result = judge.evaluate(task, text, profile=SHORT, torch_policy="off")
     assert result.status == "incorrect" and "wide trial" in result.message, result.message
     assert "in a row" in result.message
+
+
+def test_the_trials_come_in_an_order_drawn_for_each_evaluation():
+    """Every kind of trial lands at every place over many evaluations, and the indices (the seeds) stay the fixed
+    order's whatever the places."""
+    from kernelgym.judge.session import trial_order
+
+    places = {kind: set() for kind in ("standard", "outlier", "wide")}
+    for _ in range(300):
+        order = trial_order(5, 1, True)
+        assert sorted(order) == [(0, "standard"), (1, "standard"), (2, "standard"), (3, "standard"),
+                                 (4, "standard"), (5, "outlier"), (6, "wide")]
+        for place, (_, kind) in enumerate(order):
+            places[kind].add(place)
+    assert places["outlier"] == places["wide"] == places["standard"] == set(range(7))
+
+
+#: right only in the calls where the fixed order put the outlier and wide trials (the load's warm-up forward is
+#: call 1, the trials calls 2-8), elsewhere wrong on inputs between 8 and float16's range: the ordinary outliers,
+#: not the wide ones (which the recheck after timing carries, and which it recognises)
+COUNTING = kernel_forward(indent('''
+self.calls += 1
+if self.calls in (7, 8):
+    return launch(x)
+return launch(torch.where(x > 65504, x, x.clamp(max=8.0)))'''), init="self.calls = 0")
+
+
+def test_a_forward_right_only_where_the_fixed_order_put_the_outliers_is_caught(judge, relu_task, monkeypatch):
+    """In the fixed order (five standard trials, then the outlier and the wide one) the counting forward is ``ok``;
+    in a drawn order it is incorrect (the generator is seeded here so the test does not depend on luck: the drawn
+    order puts an outlier or wide trial elsewhere)."""
+    import random
+
+    from kernelgym.judge import session
+
+    def fixed(n_standard, n_outlier, wide):
+        return list(enumerate(["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else [])))
+
+    drawn = session.trial_order
+    monkeypatch.setattr(session, "trial_order", fixed)
+    assert judge.evaluate(relu_task, COUNTING, profile=SHORT, torch_policy="off").status == "ok"
+    monkeypatch.setattr(session, "_RANDOM", random.Random(3))
+    assert [kind for _, kind in drawn(5, 1, True)].index("outlier") < 5  # before the counted calls
+    monkeypatch.setattr(session, "_RANDOM", random.Random(3))
+    monkeypatch.setattr(session, "trial_order", drawn)
+    result = judge.evaluate(relu_task, COUNTING, profile=SHORT, torch_policy="off")
+    assert result.status == "incorrect", result.message
+
+
+#: exact in the first nine calls (the load's warm-up forward, the seven trials, the profiled forward), then wrong on
+#: the ordinary outliers (between 8 and float16's range) while right on wide ones (which the recheck after timing
+#: carries): the trials all pass, and without probes every timed call compared had standard inputs
+EXACT_UNTIL_TIMED = kernel_forward(indent('''
+self.calls += 1
+if self.calls <= 9:
+    return launch(x)
+return launch(torch.where(x > 65504, x, x.clamp(max=8.0)))'''), init="self.calls = 0")
+
+
+def test_a_forward_that_drops_what_outliers_need_once_timed_is_caught_by_a_probe(judge, relu_task, monkeypatch):
+    """Timed blocks carry *probes* (``Session.probe_for_block``): a call at a drawn place whose inputs have
+    outliers, compared with its block; every kind of outliers the trials used gets one before the timing ends.
+    Without probes the same forward is ``ok``."""
+    from kernelgym.judge import session
+
+    result = judge.evaluate(relu_task, EXACT_UNTIL_TIMED, profile=SHORT, torch_policy="off")
+    assert result.status == "incorrect" and "(outlier inputs)" in result.message, result.message
+    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
+    monkeypatch.setattr(session, "FORCED_PROBES", 0)
+    result = judge.evaluate(relu_task, EXACT_UNTIL_TIMED, profile=SHORT, torch_policy="off")
+    assert result.status == "ok", result.message
+    assert result.runtime_spread["probes_compared"] == 0

@@ -14,6 +14,7 @@ seed, or predict anything, from the generator's state. The seeds themselves are 
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from typing import Any
@@ -34,15 +35,17 @@ OUTLIER_CAP = {"float32": 1e4, "float64": 1e4, "float16": 1e3, "bfloat16": 1e3}
 #: negative probability under a logarithm), where no output is right, while a reference that stays finite on them
 #: (a cumulative product of negative values) is a result the candidate must match.
 NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS = 0, 1, 2
-#: Outliers that a float32 or float64 tensor gets at :data:`WIDE_MAGNITUDE` at least, beyond the largest finite
-#: float16 (65504): a kernel that runs an fp32 task's data through half precision keeps its precision within an
-#: fp32 tolerance (float16's 11 significant bits are TF32's), but not its range. Only the positive outliers are
-#: wide, the negative ones ordinary: wide outliers of both signs cancel in sums and scans, leaving small results
-#: that carry the rounding error of 1e5 (an honest reverse cumsum was off by 0.02 against an atol of 0.01), and a
-#: random sign per tensor would miss a ReLU's half-precision overflow in every other trial. A trial of their own
-#: (``Session.wide_trial``), after the ordinary outlier trials, on float32 and float64 tasks.
+#: Outliers that a float32 or float64 tensor gets between :data:`WIDE_MAGNITUDE` and :data:`WIDE_MAGNITUDE_MAX`,
+#: beyond the largest finite float16 (65504): a kernel that runs an fp32 task's data through half precision keeps
+#: its precision within an fp32 tolerance (float16's 11 significant bits are TF32's), but not its range. Only the
+#: positive outliers are wide, the negative ones ordinary: wide outliers of both signs cancel in sums and scans,
+#: and a random sign per tensor would miss a ReLU's half-precision overflow in every other trial. Their magnitudes
+#: are log-uniform over the span, each its own: all at one value, a kernel that clamped its operands at 65504 kept
+#: the outliers' ratios, and a normalisation after it hid the change of scale (an fp16 GEMM before a LayerNorm was
+#: ``ok`` on L2/2, a red-team finding). A trial of their own (``Session.wide_trial``), among the ordinary trials,
+#: on float32 and float64 tasks.
 WIDE_OUTLIERS = 3
-WIDE_MAGNITUDE = 1e5
+WIDE_MAGNITUDE, WIDE_MAGNITUDE_MAX = 1e5, 1e7
 _WIDE_DTYPES = ("float32", "float64")
 
 
@@ -133,12 +136,19 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
         sign = sign.abs()
     elif signed and bool((x <= 0).all()):
         sign = -sign.abs()
+    elif sign.numel() >= 2:  # both signs whenever there are two outliers: a tensor of 2400 elements gets two, and
+        sign[0], sign[1] = 1.0, -1.0  # a kernel wrong on large positive values passed when both came out negative
     peak = float(x.detach().abs().max().float().item()) or 1.0
     magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(dtype, 1e4))
     values = sign * magnitude
     if wide:  # the positive ones beyond float16's range, at least one of them: see WIDE_OUTLIERS
         sign[0] = 1.0
-        values = torch.where(sign > 0, torch.full_like(values, max(magnitude, WIDE_MAGNITUDE)), sign * magnitude)
+        # from a generator of their own, seeded by the drawn positions: ``gen``'s later draws (the next tensor's
+        # outliers) stay those of the other kinds of outliers
+        own = torch.Generator().manual_seed(int(idx.to(torch.int64).sum().item()) * 2654435761 % 2 ** 63)
+        span = math.log(WIDE_MAGNITUDE_MAX / WIDE_MAGNITUDE)
+        wide_values = WIDE_MAGNITUDE * torch.exp(span * torch.rand(values.shape, generator=own, dtype=torch.float64))
+        values = torch.where(sign > 0, wide_values.to(values.dtype), sign * magnitude)
     out = x.detach().clone().reshape(-1)
     out[idx.to(x.device)] = values.to(device=x.device, dtype=x.dtype)
     return out.reshape(x.shape)

@@ -65,7 +65,8 @@ class Command:
     TRIAL = "trial"            # trial SEED OUTLIER(0|1): one forward on fresh inputs, then its outputs
     PROFILE = "profile"        # profile SEED: one profiled forward, its report, then its outputs
     TIME = "time"              # time SEED: warm up the timer
-    BLOCK = "block"            # block CALLS SEED: time CALLS calls, snapshot each output
+    BLOCK = "block"            # block CALLS SEED [PROBE OUTLIER]: time CALLS calls, snapshot each output; call
+                               # PROBE gets OUTLIER's outliers in its inputs
     CHECK = "check"            # check INDEX: the snapshot of that call of the last block
     SPANS = "spans"            # spans: the device activity spans of every timed call (kernelgym.judge.activity)
     SEND = "send"              # send PATH: write the next output tensor into the runner's file

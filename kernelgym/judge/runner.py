@@ -429,6 +429,7 @@ class Judge:
                               "reported_median_ms": summary["median_ms"], "runner_bound_ms": session.runner_bound_ms,
                               **session.bound_inputs,
                               "compared_floor_ms": compared_floor, "compared_calls": len(session.compared_ms),
+                              "probes_compared": sum(session.probes_compared.values()),
                               "fastest_check_ms": min(session.check_ms) if session.check_ms else None,
                               "baseline": base.get("how"), "baseline_ci95_ms": base.get("ci95_ms"),
                               "baseline_n": base.get("n")}

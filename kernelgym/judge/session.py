@@ -106,6 +106,10 @@ class Session:
         self._seeds: dict[tuple, int] = {}  # (trial kind, index) -> its secret seed, outside a batch plan
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
         self._compared_at: list[int] = []  # their indices in self.clock.times
+        #: the outlier kinds the trials found in the task's domain, for probes in timed blocks (probe_for_block)
+        self._probe_kinds: list[int] = []
+        self._block_probe: tuple[int, int] = (-1, NO_OUTLIERS)  # (call, outlier kind) of the block being timed
+        self.probes_compared: dict[int, int] = {}  # outlier kind -> probes of it compared
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
@@ -294,13 +298,13 @@ class Session:
             self.measure_null_overhead()
         self.build()
         self.enter("correctness")
-        for i in range(n_standard + n_outlier):
-            with self.gpu(label="trial"), self.step("trials"):
-                self.trial(i, "standard" if i < n_standard else "outlier")
         wide = bool(n_outlier) and self.task.dtype in WIDE_TASK_DTYPES
-        if wide:
+        for i, kind in trial_order(n_standard, n_outlier, wide):
             with self.gpu(label="trial"), self.step("trials"):
-                self.wide_trial(n_standard + n_outlier, "wide")
+                if kind == "wide":
+                    self.wide_trial(i, "wide")
+                else:
+                    self.trial(i, kind)
         if self.task.check == "statistical" and self._first_draw is not None:
             with self.gpu(label="trial"), self.step("trials"):
                 self.trial(0, "repeat")  # the first trial's inputs again: is the randomness fresh?
@@ -437,6 +441,8 @@ class Session:
         if kind == "outlier":
             outlier, refs = self._outlier_inputs(seed)
             record["outliers"] = OUTLIER_RECORDS[outlier]
+            if outlier != NO_OUTLIERS and outlier not in self._probe_kinds:
+                self._probe_kinds.append(outlier)
         self.send(Command.TRIAL, seed, outlier)
         self._repeating = kind == "repeat"
         try:
@@ -445,19 +451,20 @@ class Session:
             self._repeating = False
 
     def wide_trial(self, index: int, stage: str) -> bool:
-        """The trial of :data:`~kernelgym.judge.inputs.WIDE_OUTLIERS`: positive outliers beyond float16's range,
-        after the ordinary outlier trials of a float32/float64 task. Its tolerance adds :data:`WIDE_ATOL` (the
-        rounding of a few units in the last place of 1e5: an honest scan that subtracts prefix sums from a block's
-        total carries it) to the outlier trials' atol; what it is for fails by far more (half precision turns
-        1e5 into inf, a kernel reading part of a reduction's input sees another share of the outliers). Where the
-        reference raises on those inputs or is not finite on them, the task's domain does not reach that far and
-        the trial is left out (returns ``False``). ``stage``: ``wide`` (after the outlier trials) or ``recheck``
-        (after timing)."""
+        """The trial of :data:`~kernelgym.judge.inputs.WIDE_OUTLIERS`: positive outliers beyond float16's range, among
+        the ordinary trials of a float32/float64 task (:func:`trial_order`). Its tolerance is the outlier trials',
+        widened around the float64 result by :meth:`wide_allowances` (outliers' terms that cancel); what it is for
+        fails by far more (half precision turns the outliers into inf, or clamped changes their ratios; a kernel
+        reading part of a reduction's input sees another share of them). Where the reference raises on those
+        inputs or is not finite on them, the task's domain does not reach that far and the trial is left out
+        (returns ``False``). ``stage``: ``wide`` (among the trials) or ``recheck`` (after timing)."""
         seed = self.secret(stage, index)
         refs = self._reference_outputs_in_domain(seed, WIDE_OUTLIERS)
         if refs is None or not all_finite(refs):
             return False
         self.send(Command.TRIAL, seed, WIDE_OUTLIERS)
+        if stage == "wide" and WIDE_OUTLIERS not in self._probe_kinds:
+            self._probe_kinds.append(WIDE_OUTLIERS)
         where = f"wide trial {index}" if stage == "wide" else "after timing (wide inputs)"
         self.compare(seed, WIDE_OUTLIERS, where, trial={"trial": index, "stage": stage, "outliers": "wide"},
                      refs=refs)
@@ -574,7 +581,7 @@ class Session:
                     return TrialCheck(False, f"output {i}: {exc}")
             else:
                 outs.append(desc.get("value"))
-        atol = self.task.atol * (10.0 if outlier else 1.0) + (WIDE_ATOL if outlier == WIDE_OUTLIERS else 0.0)
+        atol = self.task.atol * (10.0 if outlier else 1.0)
         agains = None
         if self.task.check == "statistical":  # two more independent draws: could the output be one more?
             with self.step("reference"):
@@ -780,6 +787,11 @@ class Session:
         hold.close()  # what follows takes holds of its own, as long as it needs them
         while len(self._compared_at) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
             self._checked_blocks(1, force_check=True)
+        for kind in self._probe_kinds:  # at least one probe of every kind compared (probe_for_block)
+            for _ in range(FORCED_PROBES):
+                if self.probes_compared.get(kind):
+                    break
+                self._checked_blocks(1, force_check=True, force_probe=kind)
         if cached is None:
             base = {**self.reference.store_baseline(self.task, samples["reference"],
                                                     overhead_ms=reference.overhead_ms()), "how": "interleaved"}
@@ -833,32 +845,69 @@ class Session:
         finally:
             self.worker.freeze(False)
 
-    def _checked_blocks(self, calls: int, force_check: bool = False) -> list[float]:
-        """``calls`` timed calls in blocks that fit the snapshot budget; after each, maybe one call compared."""
+    def _checked_blocks(self, calls: int, force_check: bool = False, force_probe: int | None = None) -> list[float]:
+        """``calls`` timed calls in blocks that fit the snapshot budget; after each, maybe one call compared, and
+        the block's probe too when it has one (:meth:`probe_for_block`)."""
         times: list[float] = []
         while len(times) < calls:
             n = min(self._per_block, calls - len(times))
             seed = secret_seed()
             self._block_seed = seed
+            self._block_probe = self.probe_for_block(n, force_probe)
             block = self._alone(self.clock, n)
             times += block
+            first = len(self.clock.times) - n
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
+                probe, kind = self._block_probe
+                if probe >= 0:
+                    self._compare_probe(seed, first, probe, kind)
                 # two calls of a block when outputs are small: to move the median a candidate must cheat in more
                 # than half of its calls, and then two random picks miss every cheat with probability below 1/4
-                picks = _RANDOM.sample(range(n), min(n, 2 if self._check_share >= 1.0 else 1))
+                others = [i for i in range(n) if i != probe]
+                picks = _RANDOM.sample(others, min(len(others), 2 if self._check_share >= 1.0 else 1))
                 for index in sorted(picks):
                     with self.gpu(label="check"):  # the reference's forward and the transfer: never while timed
                         # the reference first: the answer's wall time (wallclock.check_lower_bound_ms) is the worker's
                         refs = self._reference_outputs(call_seed(seed, index), NO_OUTLIERS)
                         self._check_sent = time.perf_counter()
                         self.send(Command.CHECK, index)
-                        self.compare(call_seed(seed, index), NO_OUTLIERS,
-                                     f"timed call {len(self.clock.times) - n + index}", refs=refs)
-                    self._compared_at.append(len(self.clock.times) - n + index)
+                        self.compare(call_seed(seed, index), NO_OUTLIERS, f"timed call {first + index}", refs=refs)
+                    self._compared_at.append(first + index)
         return times
 
+    def probe_for_block(self, calls: int, force: int | None = None) -> tuple[int, int]:
+        """Whether the next timed block has a *probe* and which: ``(call, outlier kind)``, or ``(-1, NO_OUTLIERS)``.
+        A probe is one call of the block, at a place drawn from the OS's generator, whose inputs carry the
+        outliers of a kind the trials found in the task's domain (ordinary or wide), with probability
+        :data:`PROBE_SHARE` per block (``force``: an outlier kind, always and of that kind; the timing ends with
+        such blocks until every kind has had a probe compared); it is compared whenever its block is (its time
+        counts as the others', and never in the compared calls' floor). The trials run before the timing, so a forward that
+        counts its calls, or tells timed calls by the pauses around them, could be exact there alone and skip
+        what only outliers need in its timed calls, where inputs were all standard: a softmax that dropped its
+        row maximum passed every compared timed call (a red-team finding). A forward must now be right on
+        outliers in any timed call too; it can see them in its inputs, and a forward that checks for them and
+        takes another path then is right on every input."""
+        if force is not None:
+            return _RANDOM.randrange(calls), force
+        if not self._probe_kinds or secrets.randbelow(1 << 20) >= PROBE_SHARE * (1 << 20):
+            return -1, NO_OUTLIERS
+        return _RANDOM.randrange(calls), _RANDOM.choice(self._probe_kinds)
+
+    def _compare_probe(self, seed: int, first: int, probe: int, kind: int) -> None:
+        """Compare a block's probe (:meth:`probe_for_block`), unless the reference has no finite outputs on its
+        inputs (outliers beyond the task's domain for that seed: nothing to compare with)."""
+        with self.gpu(label="check"):
+            refs = self._reference_outputs_in_domain(call_seed(seed, probe), kind)
+            if refs is None or not all_finite(refs):
+                return
+            self._check_sent = time.perf_counter()
+            self.send(Command.CHECK, probe)
+            self.compare(call_seed(seed, probe), kind, f"timed call {first + probe} (outlier inputs)", refs=refs)
+            self.probes_compared[kind] = self.probes_compared.get(kind, 0) + 1
+
     def _raw_block(self, calls: int) -> list[float]:
-        self.send(Command.BLOCK, calls, self._block_seed)
+        probe, kind = self._block_probe
+        self.send(Command.BLOCK, calls, self._block_seed, probe, kind)
         header = self.expect(Event.TIMING)
         times = self._block_times(header, calls)
         self._require_timed_launches(header.get("own_launches"), calls)
@@ -924,15 +973,30 @@ class Session:
 
 #: what an outlier trial's record says about its inputs
 OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
-#: the tasks whose inputs get a wide trial (:meth:`Session.wide_trial`), and the absolute tolerance it adds: 16
-#: units in the last place of float32 at 1e5
+#: the share of timed blocks that get a probe (:meth:`Session.probe_for_block`), and how many blocks of one probe
+#: of a kind the timing ends with at most while none of that kind was compared (a probe's reference may leave the
+#: domain: not finite)
+PROBE_SHARE = 0.25
+FORCED_PROBES = 3
+#: the tasks whose inputs get a wide trial (:meth:`Session.wide_trial`)
 WIDE_TASK_DTYPES = ("float32", "float64")
-WIDE_ATOL = 16 * 2.0 ** -23 * 2.0 ** 16  # 2**16 <= 1e5 < 2**17: a unit in the last place there is 2**-7
 #: the wide trial's allowance (:meth:`Session.wide_allowances`): how many random moves of the data, the least
 #: relative size of a move (TF32's truncation: 10 bits kept), and the factor on the largest change they make
 WIDE_PERTURBATIONS = 2
 WIDE_MIN_REL = 2.0 ** -10
 WIDE_SPREAD_FACTOR = 2.0
+
+
+def trial_order(n_standard: int, n_outlier: int, wide: bool) -> list[tuple[int, str]]:
+    """The correctness trials as ``(index, kind)``: ``n_standard`` standard, ``n_outlier`` outlier and (``wide``)
+    one wide trial, in an order drawn from the OS's generator for every evaluation. In a fixed order a forward that
+    counts its calls knows which ones carry outliers and can be right there only: a softmax that skipped its row
+    maximum was ``ok`` on L1/28 by being exact at calls 6 and 7 alone (a red-team finding). Indices stay those of
+    the fixed order, so every trial's secret seed is the same whatever its place."""
+    kinds = ["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else [])
+    order = list(enumerate(kinds))
+    _RANDOM.shuffle(order)
+    return order
 
 
 def integrity_flags(header: dict) -> list:

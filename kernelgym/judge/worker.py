@@ -19,8 +19,10 @@ frames on its result channel (a pipe the runner passed as ``RESULT_FD``; what th
   Every per-call step of a block (inputs from the seed, the L2 flush, synchronisation, snapshots, scrubbing, the
   pipe) runs as for the candidate, so the runner's clock on it, less its times, is the per-call overhead that the
   runner's bound on the candidate's time subtracts (:mod:`kernelgym.judge.wallclock`);
-- ``time SEED`` → ``timing_ready`` after warm-up; ``block CALLS SEED`` → ``timing`` (per-call ms); each call's
-  outputs are snapshotted right after it, and ``check INDEX`` sends the snapshot of that call, as for a trial.
+- ``time SEED`` → ``timing_ready`` after warm-up; ``block CALLS SEED [PROBE OUTLIER]`` → ``timing`` (per-call
+  ms); call ``PROBE`` of the block (a *probe*) gets inputs with ``OUTLIER``'s outliers, the others standard ones;
+  each call's outputs are snapshotted right after it, and ``check INDEX`` sends the snapshot of that call, as for a
+  trial.
 
 Seeds arrive one command at a time, so no future input can be known in advance; torch's global generator is
 reseeded unpredictably after every draw. Everything the worker relies on is bound before the candidate's text runs,
@@ -48,7 +50,7 @@ import torch  # noqa: E402
 from kernelgym.judge import compile_pause  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
-from kernelgym.judge.inputs import as_tuple, build_model, call_seed, make_inputs  # noqa: E402
+from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
 from kernelgym.judge import protocol as _protocol  # noqa: E402
@@ -395,13 +397,15 @@ class Worker:
         self.send({"event": Event.TIMING_READY})
         return True
 
-    def block(self, calls: int, seed: int) -> bool:
+    def block(self, calls: int, seed: int, probe: int = -1, outlier: int = NO_OUTLIERS) -> bool:
         """Time ``calls`` calls on inputs from ``seed``, keeping a snapshot of every call's outputs and which inputs
         it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a later ``check``;
-        the frame says how many launches of the candidate's own Triton kernels each call made."""
+        the frame says how many launches of the candidate's own Triton kernels each call made. Call ``probe`` of the
+        block gets inputs with ``outlier``'s outliers (``Session.probe_for_block``)."""
         self.snapshots, self.changed_inputs = [], []
         first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
-        self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
+        self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device,
+                                                     outlier if i - first == probe else NO_OUTLIERS)
         launched, counted = [], [self.launches.own(self.own_names)]
 
         def count_launches():  # after each timed call, outside its interval: its own kernels' launches
@@ -471,7 +475,7 @@ class Worker:
             Command.TRIAL: lambda a: self.trial(int(a[0]), int(a[1])),
             Command.PROFILE: lambda a: self.profile(int(a[0])),
             Command.TIME: lambda a: self.start_timing(int(a[0])),
-            Command.BLOCK: lambda a: self.block(int(a[0]), int(a[1])),
+            Command.BLOCK: lambda a: self.block(int(a[0]), int(a[1]), *(int(v) for v in a[2:4])),
             Command.CHECK: lambda a: self.check(int(a[0])),
             Command.SPANS: lambda a: self.spans(),
             Command.NEXT: lambda a: True,
