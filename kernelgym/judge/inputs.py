@@ -142,16 +142,45 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
     magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(dtype, 1e4))
     values = sign * magnitude
     if wide:  # the positive ones beyond float16's range, at least one of them: see WIDE_OUTLIERS
-        sign[0] = 1.0
+        idx, sign, values = _wide_pair(idx, sign, values, x.shape)
         # from a generator of their own, seeded by the drawn positions: ``gen``'s later draws (the next tensor's
         # outliers) stay those of the other kinds of outliers
         own = torch.Generator().manual_seed(int(idx.to(torch.int64).sum().item()) * 2654435761 % 2 ** 63)
         span = math.log(WIDE_MAGNITUDE_MAX / WIDE_MAGNITUDE)
         wide_values = WIDE_MAGNITUDE * torch.exp(span * torch.rand(values.shape, generator=own, dtype=torch.float64))
+        if idx.numel() >= 2:  # the pair's second: 3 to 10 times the first or a 3rd to a 10th of it, within the span
+            ratio = 3 + 7 * float(torch.rand((), generator=own, dtype=torch.float64))
+            above = float(wide_values[0]) * ratio
+            wide_values[1] = above if above <= WIDE_MAGNITUDE_MAX else float(wide_values[0]) / ratio
         values = torch.where(sign > 0, wide_values.to(values.dtype), sign * magnitude)
     out = x.detach().clone().reshape(-1)
     out[idx.to(x.device)] = values.to(device=x.device, dtype=x.dtype)
     return out.reshape(x.shape)
+
+
+def _wide_pair(idx, sign, values, shape):
+    """The wide outliers' first two places: the first drawn one and its neighbour along the last dimension, both
+    positive (both wide). Saturation shows only through values whose relation it changes: with one wide value in a
+    row, a kernel that clamped its operands at float16's 65504 before a LayerNorm gave the same normalised row (an
+    fp16 GEMM was ``ok`` on L2/2 at the CPU's shapes, one outlier per tensor: a red-team finding); two of different
+    magnitudes side by side lose their ratio. Returns ``idx``, ``sign`` and ``values`` with the pair first."""
+    import torch
+
+    numel = 1
+    for size in shape:
+        numel *= int(size)
+    first = int(idx[0])
+    last = int(shape[-1]) if len(shape) else 1
+    if numel < 2:
+        sign[0] = 1.0
+        return idx, sign, values
+    neighbour = first + 1 if (last >= 2 and first % last < last - 1) or (last < 2 and first + 1 < numel) else first - 1
+    rest = idx[(idx != first) & (idx != neighbour)]
+    keep = (idx != first) & (idx != neighbour)
+    idx = torch.cat([torch.tensor([first, neighbour], dtype=idx.dtype), rest])
+    sign = torch.cat([sign.new_ones(2), sign[keep]])
+    values = torch.cat([values.new_zeros(2), values[keep]])
+    return idx, sign, values
 
 
 def as_tuple(output) -> tuple:
