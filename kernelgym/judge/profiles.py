@@ -15,6 +15,10 @@ full       benchmarking: 8 standard trials + 3 outlier trials (+ 1 wide); timing
            baseline; 2 trials again after timing (the last on the wide inputs where they apply).
 =========  ===========================================================================================
 
+Under both, the trials come in an order drawn for every evaluation (:func:`kernelgym.judge.session.trial_order`),
+and a quarter of the timed blocks carry a probe with outlier inputs
+(:meth:`kernelgym.judge.session.Session.probe_for_block`).
+
 :func:`with_limits` replaces stage time limits by stage name (``limits={"compile": 30}`` for environments,
 ``--limit compile=30`` on the command line); the settable stages come from the stage table (:func:`settable_limits`).
 """
