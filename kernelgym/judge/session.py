@@ -110,6 +110,8 @@ class Session:
         self._probe_kinds: list[int] = []
         self._block_probe: tuple[int, int] = (-1, NO_OUTLIERS)  # (call, outlier kind) of the block being timed
         self.probes_compared: dict[int, int] = {}  # outlier kind -> probes of it compared
+        self._blocks_timed = 0  # the candidate's timed blocks so far
+        self._probe_plan: dict[int, int] | None = None  # block number -> outlier kind of its probe (drawn once)
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
@@ -879,17 +881,27 @@ class Session:
         """Whether the next timed block has a *probe* and which: ``(call, outlier kind)``, or ``(-1, NO_OUTLIERS)``.
         A probe is one call of the block, at a place drawn from the OS's generator, whose inputs carry the
         outliers of a kind the trials found in the task's domain (ordinary or wide), with probability
-        :data:`PROBE_SHARE` per block (``force``: an outlier kind, always and of that kind; the timing ends with
-        such blocks until every kind has had a probe compared); it is compared whenever its block is (its time
-        counts as the others', and never in the compared calls' floor). The trials run before the timing, so a forward that
-        counts its calls, or tells timed calls by the pauses around them, could be exact there alone and skip
+        :data:`PROBE_SHARE` per block, and every kind once in one of the first :data:`PROBE_PLAN_BLOCKS` blocks, at
+        block numbers drawn when timing starts (``force``: an outlier kind, always and of that kind; the timing
+        ends with such blocks until every kind has had a probe compared); it is compared whenever its block is
+        (its time counts as the others', and never in the compared calls' floor). The trials run before the
+        timing, so a forward that counts its calls, or tells timed calls by the pauses around them, could be exact
+        there alone and skip
         what only outliers need in its timed calls, where inputs were all standard: a softmax that dropped its
         row maximum passed every compared timed call (a red-team finding). A forward must now be right on
         outliers in any timed call too; it can see them in its inputs, and a forward that checks for them and
         takes another path then is right on every input."""
+        number, self._blocks_timed = self._blocks_timed, self._blocks_timed + 1
         if force is not None:
             return _RANDOM.randrange(calls), force
-        if not self._probe_kinds or secrets.randbelow(1 << 20) >= PROBE_SHARE * (1 << 20):
+        if not self._probe_kinds or PROBE_SHARE <= 0:  # no outliers in the domain, or probes off
+            return -1, NO_OUTLIERS
+        if self._probe_plan is None:  # every kind in one of the first blocks, so the final blocks are rarely needed
+            places = _RANDOM.sample(range(max(PROBE_PLAN_BLOCKS, len(self._probe_kinds))), len(self._probe_kinds))
+            self._probe_plan = dict(zip(places, self._probe_kinds))
+        if number in self._probe_plan:
+            return _RANDOM.randrange(calls), self._probe_plan[number]
+        if secrets.randbelow(1 << 20) >= PROBE_SHARE * (1 << 20):
             return -1, NO_OUTLIERS
         return _RANDOM.randrange(calls), _RANDOM.choice(self._probe_kinds)
 
@@ -973,11 +985,13 @@ class Session:
 
 #: what an outlier trial's record says about its inputs
 OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
-#: the share of timed blocks that get a probe (:meth:`Session.probe_for_block`), and how many blocks of one probe
-#: of a kind the timing ends with at most while none of that kind was compared (a probe's reference may leave the
-#: domain: not finite)
+#: the share of timed blocks that get a probe (:meth:`Session.probe_for_block`; 0: no probes), and how many
+#: blocks of one probe of a kind the timing ends with at most while none of that kind was compared (a probe's
+#: reference may leave the domain: not finite)
 PROBE_SHARE = 0.25
 FORCED_PROBES = 3
+#: the first blocks among which each outlier kind's planned probe is placed (:meth:`Session.probe_for_block`)
+PROBE_PLAN_BLOCKS = 4
 #: the tasks whose inputs get a wide trial (:meth:`Session.wide_trial`)
 WIDE_TASK_DTYPES = ("float32", "float64")
 #: the wide trial's allowance (:meth:`Session.wide_allowances`): how many random moves of the data, the least
