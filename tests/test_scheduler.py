@@ -165,8 +165,12 @@ def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
     trials = sum(1 for t in result.trials if t.get("stage") in ("standard", "outlier"))
     assert shared >= trials + 2  # the build, every trial and the profiled forward: each its own hold
     # the warm-up and the timing rounds that follow it within one slice (admission.SlicedHold) share one exclusive
-    # hold: on the CPU one round reaches max_runs
-    assert exclusive == 1
+    # hold: on the CPU one round reaches max_runs; each block of one probe the timing ends with has its own
+    # (Session.probe_for_block: a kind of outliers that had no probe in the round's blocks)
+    from kernelgym.judge.profiles import get_profile
+
+    probe_blocks = result.runtime_spread["n"] - get_profile("quick").cpu_timing.max_runs
+    assert 0 <= probe_blocks <= 2 and exclusive == 1 + probe_blocks
     # every reference forward (trials, the profiled forward, checked timed calls) runs inside a hold
     assert held_at_reference and set(held_at_reference) == {1}, held_at_reference
     depth = 0
@@ -208,7 +212,8 @@ def test_waiting_for_the_gpu_does_not_spend_the_timing_budget(tmp_path, relu_tas
     judge = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=SlowToGrantLock(0.4))
     result = judge.evaluate(relu_task, GOOD, profile=quick)
     assert result.status == "ok", result.message
-    assert result.runtime_spread["n"] == 13 and result.runtime_spread["baseline_n"] == 13
+    # 13 timed calls, and at most a block of one probe per kind of outliers after them (Session.probe_for_block)
+    assert 13 <= result.runtime_spread["n"] <= 15 and result.runtime_spread["baseline_n"] == 13
     assert result.durations["timing"] >= 4 * 0.4  # the waits did happen (the warm-up and 3 rounds)
     assert 4 * 0.4 <= result.durations["gpu_wait"] <= result.durations["total"]  # and are reported as waits
 
