@@ -166,18 +166,15 @@ def _wide_pair(idx, sign, values, shape):
     magnitudes side by side lose their ratio. Returns ``idx``, ``sign`` and ``values`` with the pair first."""
     import torch
 
-    numel = 1
-    for size in shape:
-        numel *= int(size)
+    numel = math.prod(int(size) for size in shape)
     first = int(idx[0])
     last = int(shape[-1]) if len(shape) else 1
     if numel < 2:
         sign[0] = 1.0
         return idx, sign, values
     neighbour = first + 1 if (last >= 2 and first % last < last - 1) or (last < 2 and first + 1 < numel) else first - 1
-    rest = idx[(idx != first) & (idx != neighbour)]
     keep = (idx != first) & (idx != neighbour)
-    idx = torch.cat([torch.tensor([first, neighbour], dtype=idx.dtype), rest])
+    idx = torch.cat([torch.tensor([first, neighbour], dtype=idx.dtype), idx[keep]])
     sign = torch.cat([sign.new_ones(2), sign[keep]])
     values = torch.cat([values.new_zeros(2), values[keep]])
     return idx, sign, values
