@@ -31,6 +31,14 @@ def judge(tmp_path_factory):
     return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"))
 
 
+@pytest.fixture
+def no_probes(monkeypatch):
+    """Timed blocks without probes (``Session.probe_for_block``), for tests of what the other checks catch alone."""
+    from kernelgym.judge import session
+
+    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
+
+
 def worker_processes(owner: int | None = None, idle_groups=()) -> list[int]:
     """PIDs of live judge workers started by the process ``owner`` (default: this one) and their children, leaving
     out the process groups in ``idle_groups`` (spare workers started ahead that have run no candidate code)."""

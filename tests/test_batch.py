@@ -138,15 +138,11 @@ def test_a_candidate_cannot_pick_up_an_earlier_candidates_outputs_for_the_same_i
 
 
 @pytest.mark.timeout(600)
-def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(tmp_path, relu_task, monkeypatch):
+def test_without_the_sandbox_the_same_leak_works_which_is_why_the_sandbox_is_on(tmp_path, relu_task, no_probes):
     """The control: with plain child processes (``sandbox="unsafe"``) the two candidates share /tmp, the leftover
     outputs are found and the outlier-blind kernel passes the trials — flagged ``unsandboxed``, as every such result
     is. (Probes are off here: their inputs are fresh for every evaluation, so nothing is left for them, and they
     would fail the outlier-blind kernel on their own.)"""
-    from kernelgym.judge import session
-
-    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
-    monkeypatch.setattr(session, "FORCED_PROBES", 0)
     judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False, sandbox="unsafe")
     plan = BatchPlan(relu_task)
     assert judge.evaluate(relu_task, LEAVES_OUTPUTS, batch=plan).status == "ok"

@@ -119,8 +119,7 @@ def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source
 
     # the order of the trials is drawn (session.trial_order); here it is fixed so that the outlier trial, whose
     # kind of outliers this test is about, runs before the wide one (which the cumulative product fails too)
-    monkeypatch.setattr(session, "trial_order", lambda n_standard, n_outlier, wide: list(enumerate(
-        ["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else []))))
+    monkeypatch.setattr(session, "trial_order", session.fixed_trial_order)
     task = task_from_source(source, "L1/1_outliers", 1, task_set="kernelbench")
     result = judge.evaluate(task, text, profile=SHORT, torch_policy="off")
     assert result.status == status, result.message
@@ -128,39 +127,62 @@ def test_outliers_leave_the_domain_only_of_functions_defined_there(judge, source
     assert stages and stages[0]["outliers"] == outliers
 
 
+def float32_task(parameters: str, forward: str, inputs: str) -> str:
+    """A float32 task (tolerance 1e-2) whose Model has the ``parameters`` (``__init__`` lines), returns
+    ``forward`` (over ``a``) and takes ``inputs`` (the expression ``get_inputs`` returns)."""
+    return textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+
+        KERNELGYM = {"dtype": "float32", "atol": 1e-2, "rtol": 1e-2}
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+    ''') + textwrap.indent(textwrap.dedent(parameters).strip(), " " * 8) + textwrap.dedent(f'''
+
+            def forward(self, a):
+                return {forward}
+
+        def get_inputs():
+            return {inputs}
+
+        def get_init_inputs():
+            return []
+    ''')
+
+
+def triton_model(kernels: str, parameters: str, forward: str) -> str:
+    """A ModelNew with the Triton ``kernels`` (module level), the ``parameters`` (``__init__`` lines) and the
+    ``forward`` body (over ``a``)."""
+    return textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+        import triton
+        import triton.language as tl
+    ''') + textwrap.dedent(kernels) + textwrap.dedent('''
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+    ''') + textwrap.indent(textwrap.dedent(parameters).strip(), " " * 8) + """
+
+    def forward(self, a):
+""" + textwrap.indent(textwrap.dedent(forward).strip(), " " * 8) + "\n"
+
+
 #: two products of one input that nearly cancel: the wide outliers make each term thousands, the difference tens
-CANCELLING = textwrap.dedent('''
-    import torch
-    import torch.nn as nn
-
-    KERNELGYM = {"dtype": "float32", "atol": 1e-2, "rtol": 1e-2}
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.w = nn.Parameter(torch.randn(64, 64) / 8)
-            self.v = nn.Parameter(self.w.detach() + torch.randn(64, 64) * 1e-4)
-
-        def forward(self, a):
-            return a @ self.w - a @ self.v
-
-    def get_inputs():
-        return [torch.randn(64, 64)]
-
-    def get_init_inputs():
-        return []
-''')
+CANCELLING_PARAMETERS = """
+self.w = nn.Parameter(torch.randn(64, 64) / 8)
+self.v = nn.Parameter(self.w.detach() + torch.randn(64, 64) * 1e-4)
+"""
+CANCELLING = float32_task(CANCELLING_PARAMETERS, "a @ self.w - a @ self.v", "[torch.randn(64, 64)]")
 
 
 def products_kernel(operand: str) -> str:
     """A ModelNew computing ``a @ w - a @ v`` in one Triton kernel, each operand passed through ``operand``
     (an expression over ``x``) before its product."""
-    return textwrap.dedent(f'''
-        import torch
-        import torch.nn as nn
-        import triton
-        import triton.language as tl
-
+    return triton_model(f'''
         @triton.jit
         def rounded(x):
             return {operand}
@@ -172,18 +194,11 @@ def products_kernel(operand: str) -> str:
             w = rounded(tl.load(w_ptr + rows))
             v = rounded(tl.load(v_ptr + rows))
             tl.store(y_ptr + rows, tl.dot(a, w) - tl.dot(a, v))
-
-        class ModelNew(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.w = nn.Parameter(torch.randn(64, 64) / 8)
-                self.v = nn.Parameter(self.w.detach() + torch.randn(64, 64) * 1e-4)
-
-            def forward(self, a):
-                y = torch.empty_like(a)
-                products_kernel[(1,)](a.contiguous(), self.w.contiguous(), self.v.contiguous(), y, N=64)
-                return y
-    ''')
+    ''', CANCELLING_PARAMETERS, """
+        y = torch.empty_like(a)
+        products_kernel[(1,)](a.contiguous(), self.w.contiguous(), self.v.contiguous(), y, N=64)
+        return y
+    """)
 
 
 #: TF32 as the tensor cores keep it: 10 of float32's 23 fraction bits
@@ -250,7 +265,8 @@ if self.calls in (7, 8):
 return launch(torch.where(x > 65504, x, x.clamp(max=8.0)))'''), init="self.calls = 0")
 
 
-def test_a_forward_right_only_where_the_fixed_order_put_the_outliers_is_caught(judge, relu_task, monkeypatch):
+def test_a_forward_right_only_where_the_fixed_order_put_the_outliers_is_caught(judge, relu_task, monkeypatch,
+                                                                               no_probes):
     """In the fixed order (five standard trials, then the outlier and the wide one) the counting forward is ``ok``;
     in a drawn order it is incorrect (the generator is seeded here so the test does not depend on luck: the drawn
     order puts an outlier or wide trial elsewhere)."""
@@ -258,13 +274,8 @@ def test_a_forward_right_only_where_the_fixed_order_put_the_outliers_is_caught(j
 
     from kernelgym.judge import session
 
-    def fixed(n_standard, n_outlier, wide):
-        return list(enumerate(["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else [])))
-
-    drawn = session.trial_order
-    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)  # the order alone: probes in the timed calls would catch it too
-    monkeypatch.setattr(session, "FORCED_PROBES", 0)
-    monkeypatch.setattr(session, "trial_order", fixed)
+    drawn = session.trial_order  # (no probes: the order alone; probes in the timed calls would catch it too)
+    monkeypatch.setattr(session, "trial_order", session.fixed_trial_order)
     assert judge.evaluate(relu_task, COUNTING, profile=SHORT, torch_policy="off").status == "ok"
     monkeypatch.setattr(session, "_RANDOM", random.Random(3))
     assert [kind for _, kind in drawn(5, 1, True)].index("outlier") < 5  # before the counted calls
@@ -292,44 +303,21 @@ def test_a_forward_that_drops_what_outliers_need_once_timed_is_caught_by_a_probe
 
     result = judge.evaluate(relu_task, EXACT_UNTIL_TIMED, profile=SHORT, torch_policy="off")
     assert result.status == "incorrect" and "(outlier inputs)" in result.message, result.message
-    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
-    monkeypatch.setattr(session, "FORCED_PROBES", 0)
+    monkeypatch.setattr(session, "PROBE_SHARE", 0.0)  # no probes at all
     result = judge.evaluate(relu_task, EXACT_UNTIL_TIMED, profile=SHORT, torch_policy="off")
     assert result.status == "ok", result.message
     assert result.runtime_spread["probes_compared"] == 0
 
 
 #: a product normalised row by row: the scale of a row does not show in its output
-NORMALISED = textwrap.dedent('''
-    import torch
-    import torch.nn as nn
-
-    KERNELGYM = {"dtype": "float32", "atol": 1e-2, "rtol": 1e-2}
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.w = nn.Parameter(torch.randn(64, 64) / 8)
-
-        def forward(self, a):
-            return torch.nn.functional.layer_norm(a @ self.w, (64,))
-
-    def get_inputs():
-        return [torch.randn(32, 64)]
-
-    def get_init_inputs():
-        return []
-''')
+NORMALISED_PARAMETERS = "self.w = nn.Parameter(torch.randn(64, 64) / 8)"
+NORMALISED = float32_task(NORMALISED_PARAMETERS, "torch.nn.functional.layer_norm(a @ self.w, (64,))",
+                          "[torch.randn(32, 64)]")
 
 
 def normalised_kernel(operand: str) -> str:
     """A ModelNew computing the product in Triton, each operand through ``operand`` (over ``x``), then the norm."""
-    return textwrap.dedent(f'''
-        import torch
-        import torch.nn as nn
-        import triton
-        import triton.language as tl
-
+    return triton_model(f'''
         @triton.jit
         def product_kernel(a_ptr, w_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
             rows = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
@@ -339,17 +327,11 @@ def normalised_kernel(operand: str) -> str:
             x = tl.load(w_ptr + square)
             w = {operand}
             tl.store(y_ptr + rows, tl.dot(a, w))
-
-        class ModelNew(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.w = nn.Parameter(torch.randn(64, 64) / 8)
-
-            def forward(self, a):
-                y = torch.empty_like(a)
-                product_kernel[(1,)](a.contiguous(), self.w.contiguous(), y, M=32, N=64)
-                return torch.nn.functional.layer_norm(y, (64,))
-    ''')
+    ''', NORMALISED_PARAMETERS, """
+        y = torch.empty_like(a)
+        product_kernel[(1,)](a.contiguous(), self.w.contiguous(), y, M=32, N=64)
+        return torch.nn.functional.layer_norm(y, (64,))
+    """)
 
 
 def test_operands_saturated_at_half_precisions_range_fail_the_wide_trial_before_a_norm(judge):

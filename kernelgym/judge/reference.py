@@ -138,36 +138,41 @@ class ReferenceSide:
         return self._run_exact(task, init_seed, seed, outlier)
 
     def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float,
-                          draw: int) -> tuple | None:
-        """:meth:`exact_outputs` with every floating input and parameter multiplied by ``1 + rel * u``, ``u``
-        uniform in [-1, 1] per element, drawn from a generator seeded by ``seed`` and ``draw``: how far the exact
-        result moves when the data moves by a relative ``rel`` (the sensitivity the wide trial allows for,
-        :meth:`kernelgym.judge.session.Session.wide_allowances`). ``None`` where :meth:`exact_outputs` is."""
+                          draws: int) -> list[tuple] | None:
+        """:meth:`exact_outputs` ``draws`` times with every floating input and parameter multiplied by
+        ``1 + rel * u``, ``u`` uniform in [-1, 1] per element, drawn afresh each time from a generator seeded by
+        ``seed``: how far the exact result moves when the data moves by a relative ``rel`` (the sensitivity the
+        wide trial allows for, :meth:`kernelgym.judge.session.Session.wide_allowances`). The inputs are made and
+        the float64 model copied once for all draws. ``None`` where :meth:`exact_outputs` is."""
         import copy
 
         import torch
 
         gen = torch.Generator(device=self.device)
-        gen.manual_seed((seed * 7919 + draw) % (2 ** 63))
+        gen.manual_seed(seed % (2 ** 63))
 
         def perturb(x):
             u = torch.rand(x.shape, generator=gen, device=x.device, dtype=x.dtype) * 2 - 1
             return x * (1 + rel * u)
 
-        def perturbed_model(exact_model):
-            model = copy.deepcopy(exact_model)
-            with torch.no_grad():
-                for param in model.parameters():
-                    if param.is_floating_point():
-                        param.copy_(perturb(param))
-            return model
+        def run(exact_model, inputs):
+            moved = copy.deepcopy(exact_model)
+            exact_params, moved_params = list(exact_model.parameters()), list(moved.parameters())
+            results = []
+            for _ in range(draws):
+                with torch.no_grad():
+                    for exact, param in zip(exact_params, moved_params):
+                        if param.is_floating_point():
+                            param.copy_(perturb(exact))
+                results.append(as_tuple(moved(*[perturb(x) if torch.is_tensor(x) and x.dtype == torch.float64
+                                                else x for x in inputs])))
+            return results
 
-        return self._run_exact(task, init_seed, seed, outlier, perturbed_model, perturb)
+        return self._run_exact(task, init_seed, seed, outlier, run)
 
-    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, model_of=None,
-                   input_of=None) -> tuple | None:
-        """The float64 copy of the model (made once per model) run on the upcast inputs; ``model_of`` and
-        ``input_of`` change what runs (a copy of the float64 model, each floating input after its upcast)."""
+    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None):
+        """Run the float64 copy of the model (made once per model) on the upcast inputs, or ``run(model,
+        inputs)`` instead of the plain call; ``None`` when the model cannot run in float64."""
         import copy
 
         import torch
@@ -175,15 +180,13 @@ class ReferenceSide:
         module, model = self.model(task, init_seed)
         inputs = [x.to(torch.float64) if torch.is_tensor(x) and x.is_floating_point() and not x.is_complex() else x
                   for x in make_inputs(module, seed, self.device, outlier)]
-        if input_of is not None:
-            inputs = [input_of(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x for x in inputs]
         try:
             cached = self._references[task.key]
             if cached.get("exact", (None,))[0] is not model:  # one copy at a time: it is twice the parameters
                 cached["exact"] = (model, copy.deepcopy(model).to(torch.float64))
-            exact_model = cached["exact"][1] if model_of is None else model_of(cached["exact"][1])
+            exact_model = cached["exact"][1]
             with torch.no_grad(), reference_numerics():
-                return as_tuple(exact_model(*inputs))
+                return as_tuple(exact_model(*inputs)) if run is None else run(exact_model, inputs)
         except (RuntimeError, TypeError, NotImplementedError):
             return None
 

@@ -636,11 +636,11 @@ class Session:
         from kernelgym.judge.correctness import RowAllowance
 
         changes: list = [None] * len(exacts)
-        for draw in range(WIDE_PERTURBATIONS):
-            moved = self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS,
-                                                     self._wide_rel(), draw)
-            if moved is None or len(moved) != len(exacts):
-                return tuple(None for _ in exacts)
+        draws = self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS, self._wide_rel(),
+                                                 WIDE_PERTURBATIONS)
+        if draws is None or any(len(moved) != len(exacts) for moved in draws):
+            return tuple(None for _ in exacts)
+        for moved in draws:
             for i, (e, m) in enumerate(zip(exacts, moved)):
                 if not (torch.is_tensor(e) and torch.is_tensor(m) and e.is_floating_point() and e.shape == m.shape):
                     continue
@@ -789,7 +789,7 @@ class Session:
         hold.close()  # what follows takes holds of its own, as long as it needs them
         while len(self._compared_at) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
             self._checked_blocks(1, force_check=True)
-        for kind in self._probe_kinds:  # at least one probe of every kind compared (probe_for_block)
+        for kind in self._probe_kinds if PROBE_SHARE > 0 else ():  # a probe of every kind compared (probe_for_block)
             for _ in range(FORCED_PROBES):
                 if self.probes_compared.get(kind):
                     break
@@ -985,7 +985,7 @@ class Session:
 
 #: what an outlier trial's record says about its inputs
 OUTLIER_RECORDS = {OUTLIERS: "either_sign", SIGNED_OUTLIERS: "signed", NO_OUTLIERS: "none"}
-#: the share of timed blocks that get a probe (:meth:`Session.probe_for_block`; 0: no probes), and how many
+#: the share of timed blocks that get a probe (:meth:`Session.probe_for_block`; 0: no probes at all), and how many
 #: blocks of one probe of a kind the timing ends with at most while none of that kind was compared (a probe's
 #: reference may leave the domain: not finite)
 PROBE_SHARE = 0.25
@@ -1006,11 +1006,15 @@ def trial_order(n_standard: int, n_outlier: int, wide: bool) -> list[tuple[int, 
     one wide trial, in an order drawn from the OS's generator for every evaluation. In a fixed order a forward that
     counts its calls knows which ones carry outliers and can be right there only: a softmax that skipped its row
     maximum was ``ok`` on L1/28 by being exact at calls 6 and 7 alone (a red-team finding). Indices stay those of
-    the fixed order, so every trial's secret seed is the same whatever its place."""
-    kinds = ["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else [])
-    order = list(enumerate(kinds))
+    the fixed order (:func:`fixed_trial_order`), so every trial's secret seed is the same whatever its place."""
+    order = fixed_trial_order(n_standard, n_outlier, wide)
     _RANDOM.shuffle(order)
     return order
+
+
+def fixed_trial_order(n_standard: int, n_outlier: int, wide: bool) -> list[tuple[int, str]]:
+    """The trials as ``(index, kind)`` in their indices' order: the standard ones, the outlier ones, the wide one."""
+    return list(enumerate(["standard"] * n_standard + ["outlier"] * n_outlier + (["wide"] if wide else [])))
 
 
 def integrity_flags(header: dict) -> list:
