@@ -61,6 +61,7 @@ import argparse
 import collections
 import concurrent.futures as cf
 import json
+import signal
 import math
 import re
 import statistics
@@ -89,6 +90,17 @@ FIDELITY_MIN_MS = 1.0  # the worst-case fidelity target covers kernels at least 
 FIDELITY_A_DEFAULT = 16
 
 _PRINT_LOCK = threading.Lock()
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGINT (``timeout`` past the budget): the batch being run stops, its finished evaluations are
+    summarised and the JSON written."""
+
+
+def _interrupt(signum, frame) -> None:
+    for other in (signal.SIGTERM, signal.SIGINT):  # once: a second signal (`timeout` and a shell both passing one
+        signal.signal(other, signal.SIG_IGN)        # on) would cut the summary short
+    raise Interrupted(signal.Signals(signum).name)
 
 
 def say(*parts, sep: str = " ") -> None:
@@ -326,12 +338,12 @@ class TimedPool(RayEvalPool):
         self.deadline = deadline
         self.runs: list[Run] = []
         self._next_run = 0
-        self._batch_started = 0.0
+        self.batch_started = 0.0
 
     def start(self, items: list[Item]) -> None:
         """Expect ``items`` as the next submissions, in order (``evaluate_many`` submits in input order)."""
         self.runs, self._next_run = [Run(item) for item in items], 0
-        self._batch_started = time.monotonic()
+        self.batch_started = time.monotonic()
 
     def submit(self, task, text, **kwargs) -> cf.Future:
         run, self._next_run = self.runs[self._next_run], self._next_run + 1
@@ -351,7 +363,7 @@ class TimedPool(RayEvalPool):
             return
         run.result = future.result()
         finished = sum(1 for r in self.runs if r.result is not None)
-        say(f"[{finished}/{len(self.runs)} {time.monotonic() - self._batch_started:6.1f}s] "
+        say(f"[{finished}/{len(self.runs)} {time.monotonic() - self.batch_started:6.1f}s] "
             + progress_line(run))
 
 
@@ -537,8 +549,14 @@ def verdict(ok: bool | None) -> str:
 
 
 def targets(name: str, out: dict) -> dict:
-    """Each target of issue #13 for batch ``name``: the figure and whether it is met (None: not measured)."""
+    """Each target of issue #13 for batch ``name``: the figure and whether it is met (None: not measured, or the
+    batch was interrupted: its figures are of the part that finished)."""
     pool, fid = out.get("pool") or {}, out.get("fidelity") or {}
+    figures = _targets(name, pool, fid)
+    return {key: (figure, None) for key, (figure, _) in figures.items()} if out.get("interrupted") else figures
+
+
+def _targets(name: str, pool: dict, fid: dict) -> dict:
     rate = pool.get("evals_per_gpu_hour")
     p95 = (pool.get("turnaround_s") or {}).get("p95")
     med, worst = fid.get("median_abs_diff"), fid.get("worst_abs_diff_ge_1ms")
@@ -580,6 +598,7 @@ def summary_line(name: str, out: dict) -> str:
             f"{verdict(t['fidelity_worst'][1])}); verdicts {t['verdicts_identical'][0]} "
             f"({verdict(t['verdicts_identical'][1])}); gain over plain {f'{gain}x' if gain else 'n/a'}; labels "
             f"{pool.get('as_expected')}/{pool.get('evaluated')} as expected"
+            + (f" (interrupted {out['interrupted']}: figures of what finished)" if out.get("interrupted") else "")
             + scaling_words(out.get("scaling"))
             + ("" if out.get("timing_meaningful", True) else " (timings NOT meaningful: CPU interpreter)"))
 
@@ -611,9 +630,12 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
 
     ray.init(include_dashboard=False, log_to_driver=False,
              **({"num_gpus": args.ray_fake_gpus} if args.ray_fake_gpus else {}))
+    for signum in (signal.SIGTERM, signal.SIGINT):  # again: Ray's start may install handlers of its own
+        signal.signal(signum, _interrupt)
     pool = TimedPool(num_gpus=num_gpus, concurrency_per_gpu=args.concurrency, dedupe=False, deadline=deadline,
                      judge_kwargs=judge_kwargs(args))
     out: dict[str, list[Run]] = {}
+    aborting = False
     try:
         gpus = pool.num_actors
         say(f"pool: {gpus} actor(s) {pool.actor_info()}, {args.concurrency} evaluations each at once")
@@ -622,7 +644,15 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
                 say(f"pool {name}: skipped (budget)")
                 continue
             say(f"== pool batch {name} on {gpus} GPU(s): {len(items)} candidates, profile {args.profile}")
-            runs, t0, t1 = run_pool_batch(pool, items, args.profile)
+            interrupted = False
+            try:
+                runs, t0, t1 = run_pool_batch(pool, items, args.profile)
+            except Interrupted:  # the figures of what finished by now (later answers are not counted), no more phases
+                interrupted, t0, t1 = True, pool.batch_started, time.monotonic()
+                runs = [r if r.done is not None and r.done <= t1 else Run(r.item, submitted=r.submitted)
+                        for r in pool.runs]
+                report[name]["interrupted"] = f"after {t1 - t0:.1f} s"
+                say(f"pool {name}: interrupted, {sum(r.result is not None for r in runs)} of {len(runs)} finished")
             out[name] = runs
             holds = pool.gpu_holds(since=t0)
             if any(len(h) >= ACTOR_HOLDS for h in holds):
@@ -635,8 +665,13 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
             skipped = sum(r.submitted is None for r in runs)
             if skipped:
                 say(f"pool {name}: budget reached, {skipped} of {len(runs)} candidates not submitted")
+            if interrupted:
+                raise Interrupted(name)
+    except Interrupted:
+        aborting = True
+        raise
     finally:
-        pool.close()
+        pool.close(abort=aborting)
         ray.shutdown()
     return out
 
@@ -751,6 +786,8 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     deadline = time.monotonic() + args.budget_s
+    for signum in (signal.SIGTERM, signal.SIGINT):  # `timeout` past the budget: keep the figures of what finished
+        signal.signal(signum, _interrupt)
 
     batches = {}
     if args.batch in ("A", "both"):
@@ -775,6 +812,8 @@ def main() -> int:
                     report[name]["scaling"] = scaling(one, many, by_count[counts[0]][name], pooled[name])
                     say(f"scaling {name}:", json.dumps(report[name]["scaling"]))
         alone_phases(batches, pooled, args, deadline, report)
+    except Interrupted as exc:
+        say(f"interrupted in batch {exc}: the JSON has what finished")
     finally:
         for name in batches:
             report[name]["targets"] = targets(name, report[name])

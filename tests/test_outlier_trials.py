@@ -240,6 +240,47 @@ def test_the_wide_allowance_is_per_row_so_a_chaotic_row_excuses_no_other(judge):
     assert "in a row" in result.message
 
 
+#: a gated linear unit: the gate's sigmoid is a threshold where the wide outliers' terms cancel
+GATED = float32_task("self.linear = nn.Linear(2048, 512)",
+                     "(lambda y: y[:, :256] * torch.sigmoid(y[:, 256:]))(self.linear(a))", "[torch.randn(256, 2048)]")
+
+
+def test_the_wide_allowance_covers_a_gate_flipped_by_tf32_rounding(tmp_path):
+    """Where a wide pair's terms cancel in a gate's input, the gate's sign is the rounding's: an honest kernel with
+    TF32 operands flipped single elements of L2/15's GLU by thousands (H100, db7c380). The allowance moves the data
+    both ways (``ReferenceSide.perturbed_outputs``), so a move towards the gate's threshold shows what its rounding
+    can do: every seed passes here, where two independent moves failed 7 of 30 seeds of this model at twice the
+    rows (a one-sided move misses when it goes away from the threshold). Some seeds need the allowance."""
+    import torch
+
+    from kernelgym.judge.correctness import LargestChange, compare_outputs
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.judge.session import WIDE_PERTURBATION_PAIRS, WIDE_SPREAD_FACTOR
+
+    def tf32(t):
+        return (t.float().view(torch.int32) & -8192).view(torch.float32).double()
+
+    task = task_from_source(GATED, "L2/1_gated", 2)
+    reference = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    module, model = reference.model(task, 0)
+    needed = 0
+    for seed in range(20):
+        x = make_inputs(module, seed, "cpu", WIDE_OUTLIERS)[0]
+        y = (tf32(x) @ tf32(model.linear.weight.detach()).T).float() + model.linear.bias.detach()
+        out = (y[:, :256] * torch.sigmoid(y[:, 256:]),)
+        refs = reference.outputs(task, 0, seed, WIDE_OUTLIERS)
+        exacts = reference.exact_outputs(task, 0, seed, WIDE_OUTLIERS)
+        needed += not compare_outputs(refs, out, 0.1, task.rtol, "allclose", exacts).ok
+        largest, moves = LargestChange(exacts), []
+        assert reference.perturbed_outputs(task, 0, seed, WIDE_OUTLIERS, task.rtol, WIDE_PERTURBATION_PAIRS,
+                                           lambda moved: (moves.append(float(moved[0].sum())), largest.add(moved)))
+        assert len(set(moves)) == len(moves) == 2 * WIDE_PERTURBATION_PAIRS
+        check = compare_outputs(refs, out, 0.1, task.rtol, "allclose", exacts,
+                                allowances=largest.allowances(WIDE_SPREAD_FACTOR))
+        assert check.ok, (seed, check.reason)
+    assert needed >= 3
+
+
 def test_the_trials_come_in_an_order_drawn_for_each_evaluation():
     """Every kind of trial lands at every place over many evaluations, and the indices (the seeds) stay the fixed
     order's whatever the places."""

@@ -90,6 +90,17 @@ def test_percentiles_and_fidelity_figures(bench):
     assert fid["verdicts_agree"] == 1
 
 
+def test_an_interrupted_batch_keeps_its_figures_but_meets_no_target(bench):
+    """A batch cut short (``timeout`` past the budget) reports the rate of what finished; no target is called met
+    or missed on part of a batch."""
+    out = {"pool": {"evals_per_gpu_hour": 9000.0, "turnaround_s": {"p95": 3.0}, "as_expected": 5, "evaluated": 5}}
+    assert bench.targets("B", out)["rate"] == (9000.0, True)
+    out["interrupted"] = "after 5.5 s"
+    assert bench.targets("B", out)["rate"] == (9000.0, None)
+    assert bench.targets("B", out)["p95_turnaround"] == (3.0, None)
+    assert "interrupted after 5.5 s" in bench.summary_line("B", out)
+
+
 def test_the_figures_count_where_each_eager_figure_came_from(bench):
     from kernelgym.judge.result import EvalResult
 

@@ -198,6 +198,40 @@ class RowAllowance:
         return RowAllowance(self.row_len, self.per_row * factor)
 
 
+class LargestChange:
+    """Per output, the largest change from ``exacts`` (float64 outputs) over the moved results :meth:`add` is given
+    (the same model's outputs on moved data, :meth:`kernelgym.judge.reference.ReferenceSide.perturbed_outputs`):
+    ``inf`` where a moved result is not a number where the exact one is finite, nothing where the exact one is not
+    finite (the comparison itself decides those). Outputs that are not floating tensors of the exact one's shape in
+    every move get no allowance."""
+
+    def __init__(self, exacts: tuple):
+        self.exacts = exacts
+        self.changes: list = [None] * len(exacts)
+        self.lacking: set[int] = set()
+
+    def add(self, moved: tuple) -> None:
+        import torch
+
+        if len(moved) != len(self.exacts):
+            self.lacking.update(range(len(self.exacts)))
+            return
+        for i, (e, m) in enumerate(zip(self.exacts, moved)):
+            if not (torch.is_tensor(e) and torch.is_tensor(m) and e.is_floating_point() and e.shape == m.shape):
+                self.lacking.add(i)
+                continue
+            change = m.to(device=e.device, dtype=torch.float64).sub_(e).abs_()  # in place (gigabytes): m is spent
+            change.masked_fill_(torch.isnan(change), float("inf")).masked_fill_(~torch.isfinite(e), 0.0)
+            self.changes[i] = change if self.changes[i] is None else torch.maximum(self.changes[i], change,
+                                                                                    out=self.changes[i])
+
+    def allowances(self, factor: float) -> tuple:
+        """A :class:`RowAllowance` per output (``None`` where it has none): the largest change in each row, times
+        ``factor``."""
+        return tuple(None if c is None or i in self.lacking else RowAllowance.of_change(c).scaled(factor)
+                     for i, c in enumerate(self.changes))
+
+
 def _compare_exactly(ref_flat, out_flat, shape, index: int) -> TrialCheck:
     """Integer and bool outputs (indices, counts, masks) must be exact, whatever the task's tolerance; compared in
     their own dtype, :data:`CHUNK` elements at a time (as float64, int64 values above 2**53 would round alike)."""

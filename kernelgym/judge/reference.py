@@ -11,7 +11,7 @@ import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kernelgym.judge import streams
 from kernelgym.judge.baselines import BaselineCache
@@ -137,13 +137,20 @@ class ReferenceSide:
         cache), not once per comparison."""
         return self._run_exact(task, init_seed, seed, outlier)
 
-    def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float,
-                          draws: int) -> list[tuple] | None:
-        """:meth:`exact_outputs` ``draws`` times with every floating input and parameter multiplied by
-        ``1 + rel * u``, ``u`` uniform in [-1, 1] per element, drawn afresh each time from a generator seeded by
-        ``seed``: how far the exact result moves when the data moves by a relative ``rel`` (the sensitivity the
-        wide trial allows for, :meth:`kernelgym.judge.session.Session.wide_allowances`). The inputs are made and
-        the float64 model copied once for all draws. ``None`` where :meth:`exact_outputs` is."""
+    def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float, pairs: int,
+                          each: Callable[[tuple], None]) -> bool:
+        """Call ``each`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data: every floating input
+        and parameter multiplied by ``1 + rel * u`` and then by ``1 - rel * u``, ``u`` uniform in [-1, 1] per
+        element, drawn afresh for each pair from a generator seeded by ``seed``. How far the exact result moves
+        when the data moves by a relative ``rel``: the sensitivity the wide trial allows for
+        (:meth:`kernelgym.judge.session.Session.wide_allowances`). One moved result at a time, never kept here
+        (L1/15's is 9.8 GB in float64). False where :meth:`exact_outputs` is ``None``.
+
+        In opposite pairs because where the result is a threshold's (a gate's sigmoid, a saturated tanh, of terms
+        that cancel) only a move towards the threshold shows how far a rounding can take it: honest TF32 kernels
+        flipped such elements (H100, db7c380: L2/15, L2/20 and three more), and with two independent moves instead
+        a GLU failed 7 of 30 seeds on the CPU (none with two pairs). The inputs are made and the float64 model
+        copied once for all moves."""
         import copy
 
         import torch
@@ -151,24 +158,26 @@ class ReferenceSide:
         gen = torch.Generator(device=self.device)
         gen.manual_seed(seed % (2 ** 63))
 
-        def perturb(x):
-            u = torch.rand(x.shape, generator=gen, device=x.device, dtype=x.dtype) * 2 - 1
-            return x * (1 + rel * u)
-
         def run(exact_model, inputs):
             moved = copy.deepcopy(exact_model)
             exact_params, moved_params = list(exact_model.parameters()), list(moved.parameters())
-            results = []
-            for _ in range(draws):
-                with torch.no_grad():
+            for _ in range(pairs):
+                start = gen.get_state()
+                for sign in (1.0, -1.0):
+                    gen.set_state(start)  # the same draws, the other way
+
+                    def move(x):
+                        u = torch.rand(x.shape, generator=gen, device=x.device, dtype=x.dtype) * 2 - 1
+                        return x * (1 + sign * rel * u)
+
                     for exact, param in zip(exact_params, moved_params):
                         if param.is_floating_point():
-                            param.copy_(perturb(exact))
-                results.append(as_tuple(moved(*[perturb(x) if torch.is_tensor(x) and x.dtype == torch.float64
-                                                else x for x in inputs])))
-            return results
+                            param.copy_(move(exact))
+                    each(as_tuple(moved(*[move(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x
+                                          for x in inputs])))
+            return True
 
-        return self._run_exact(task, init_seed, seed, outlier, run)
+        return bool(self._run_exact(task, init_seed, seed, outlier, run))
 
     def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None):
         """Run the float64 copy of the model (made once per model) on the upcast inputs, or ``run(model,
