@@ -6,7 +6,7 @@
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
 #   solutions were evaluated in it), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
-#   session's collection before its first episode); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
+#   session's collection before its first episode; 0: no collection); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
@@ -34,9 +34,15 @@ if run smoke; then
 fi
 if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"
-  timeout -s INT ${DS_TIMEOUT:-230} python3 -m kernelgym.cli eval kernelgym/suite/solutions/triton --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
+  solutions=kernelgym/suite/solutions/triton
+  if [ -n "${DS_ONLY:-}" ]; then  # some solutions only, each DS_REPEAT times (samples: L2/15_x/<r>.py)
+    for f in ${DS_ONLY//,/ }; do for r in $(seq 1 ${DS_REPEAT:-1}); do
+      mkdir -p "/tmp/ds_only/$f" && cp "$solutions/$f.py" "/tmp/ds_only/$f/$r.py"; done; done
+    solutions=/tmp/ds_only
+  fi
+  timeout -s INT ${DS_TIMEOUT:-230} python3 -m kernelgym.cli eval $solutions --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
     --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval.txt"
-  timeout -s INT ${COLLECT_TIMEOUT:-150} python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
+  [ "${COLLECT_TIMEOUT:-150}" = 0 ] || timeout -s INT ${COLLECT_TIMEOUT:-150} python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
     --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect.txt"
   tar -C "$OUT" -czf "$OUT/datasets.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
 fi
