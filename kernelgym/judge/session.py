@@ -639,7 +639,7 @@ class Session:
         if not self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS, self._wide_rel(),
                                                 WIDE_PERTURBATION_PAIRS, largest.add):
             return tuple(None for _ in exacts)
-        return largest.allowances(WIDE_SPREAD_FACTOR)
+        return largest.allowances(WIDE_SPREAD_FACTOR, self._wide_rel())
 
     def _check_randomness(self, seed: int, outlier: int, outs: tuple, agains: list) -> TrialCheck:
         """Random outputs: keep the first standard trial's; on its ``repeat``, the two must differ as two draws of
