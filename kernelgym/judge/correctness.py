@@ -163,7 +163,7 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
 #: set it (a red-team finding)
 ROW_MIN, ROW_BLOCK = 16, 64
 #: a row of a wide trial's output is chaotic when moving the data by a relative ``rel`` changes it by this many
-#: times ``rel`` times its largest exact magnitude (:meth:`LargestChange.allowances`): an elementwise op's rows
+#: times ``rel`` times its largest magnitude, exact or moved (:meth:`LargestChange.allowances`): an elementwise op's rows
 #: move by at most ``rel``, a product's by twice; the outliers' rows of a six-layer gated network (L3/49, CPU, moves
 #: of 0.01) by 21 (a row where an honest TF32 kernel still failed) to 400 times
 CHAOTIC_CONDITION = 10.0
@@ -245,9 +245,9 @@ class LargestChange:
     def allowances(self, factor: float, rel: float) -> tuple:
         """A :class:`RowAllowance` per output (``None`` where it has none): the largest change in each row, times
         ``factor``; in a *chaotic* row, one that moves of relative size ``rel`` changed by at least
-        :data:`CHAOTIC_CONDITION` times ``rel`` times its largest exact magnitude, at least ``factor`` times that
-        magnitude, exact or moved: there an honest kernel's rounding
-        flips a gate upstream that no move of the data reproduces, and only the row's scale is a fact (L3/49's six
+        :data:`CHAOTIC_CONDITION` times ``rel`` times its largest magnitude (exact or moved), at least ``factor``
+        times that magnitude: there an honest kernel's rounding flips a gate upstream that no move of the data
+        reproduces, and only the row's scale is a fact (L3/49's six
         gated layers: a carried 1.4e6 gated to 0 in the last layer after an element two layers up flipped, in a row
         the moves changed by 2.9e5; in another the exact result gated it to 0 and the kernel kept it; most such
         rows' allowance is already above their scale)."""
