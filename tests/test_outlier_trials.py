@@ -281,6 +281,42 @@ def test_the_wide_allowance_covers_a_gate_flipped_by_tf32_rounding(tmp_path):
     assert needed >= 3
 
 
+def test_a_row_that_answers_a_pair_of_opposite_moves_unevenly_is_chaotic_and_only_its_nans_are_checked():
+    """``LargestChange``: three rows of 16. Row 0 moves evenly (a linear response: +3 and -3 around 100, as terms
+    that cancel do), so its allowance is twice its largest change; row 1 has a threshold (one move flips an element
+    from 50 to 0, the other leaves it), so it is chaotic: no value there is a fact (allowance inf); row 2 is calm.
+    A kernel off by 10 in row 0 or row 2 fails; any finite value in row 1 passes; a NaN there fails."""
+    import math
+
+    import torch
+
+    from kernelgym.judge.correctness import LargestChange, compare_outputs
+
+    exact = torch.full((3, 16), 100.0, dtype=torch.float64)
+    exact[1, 5] = 50.0
+    up, down = exact.clone(), exact.clone()
+    up[0] += 3.0
+    down[0] -= 3.0
+    up[1, 5] = 0.0  # the threshold: one way flips it, the other does not
+    up[2] += 0.01
+    down[2] -= 0.01
+    largest = LargestChange((exact,))
+    largest.add((up.clone(),))
+    largest.add((down.clone(),))
+    allowance = largest.allowances(2.0, 0.01)[0]
+    assert allowance.per_row.tolist() == pytest.approx([6.0, math.inf, 0.02])
+    ref = (exact.float(),)
+
+    def check(row, value):
+        out = exact.float().clone()
+        out[row, 3] = value
+        return compare_outputs(ref, (out,), 0.1, 0.01, "allclose", (exact,), allowances=(allowance,)).ok
+
+    assert check(0, 105.0) and not check(0, 110.0)
+    assert not check(2, 110.0)
+    assert check(1, 1e6) and check(1, -1e6) and not check(1, float("nan"))
+
+
 def test_the_trials_come_in_an_order_drawn_for_each_evaluation():
     """Every kind of trial lands at every place over many evaluations, and the indices (the seeds) stay the fixed
     order's whatever the places."""

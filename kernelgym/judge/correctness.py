@@ -162,10 +162,9 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
 #: allowance for a whole 1-d output let a kernel answer zeros on X/32's trigonometric mix, whose few chaotic elements
 #: set it (a red-team finding)
 ROW_MIN, ROW_BLOCK = 16, 64
-#: a row of a wide trial's output is chaotic when moving the data by a relative ``rel`` changes it by this many
-#: times ``rel`` times its largest magnitude, exact or moved (:meth:`LargestChange.allowances`): an elementwise op's rows
-#: move by at most ``rel``, a product's by twice; the outliers' rows of a six-layer gated network (L3/49, CPU, moves
-#: of 0.01) by 21 (a row where an honest TF32 kernel still failed) to 400 times
+#: a row of a wide trial's output is chaotic when a pair of opposite moves of the data by a relative ``rel`` moves
+#: it unevenly by this many times ``rel`` times its largest magnitude (:meth:`LargestChange.allowances`): a smooth
+#: function's pairs are even to first order (uneven by about ``rel**2`` of its terms)
 CHAOTIC_CONDITION = 10.0
 
 
@@ -203,25 +202,34 @@ class RowAllowance:
         return RowAllowance(self.row_len, self.per_row * factor)
 
 
-def _row_scale(t):
-    """Per row of ``t`` (:class:`RowAllowance`'s rows), the largest finite magnitude."""
+def _finite_abs(t):
     import torch
 
-    return RowAllowance.of_change(torch.where(torch.isfinite(t), t.abs(), torch.zeros((), dtype=t.dtype,
-                                                                                       device=t.device))).per_row
+    return torch.where(torch.isfinite(t), t.abs(), torch.zeros((), dtype=t.dtype, device=t.device))
+
+
+def _row_max(t, so_far=None):
+    """Per row of ``t`` (:class:`RowAllowance`'s rows), its largest value; the larger of that and ``so_far``."""
+    import torch
+
+    rows = RowAllowance.of_change(t).per_row
+    return rows if so_far is None else torch.maximum(rows, so_far)
 
 
 class LargestChange:
     """Per output, the largest change from ``exacts`` (float64 outputs) over the moved results :meth:`add` is given
-    (the same model's outputs on moved data, :meth:`kernelgym.judge.reference.ReferenceSide.perturbed_outputs`):
-    ``inf`` where a moved result is not a number where the exact one is finite, nothing where the exact one is not
-    finite (the comparison itself decides those). Outputs that are not floating tensors of the exact one's shape in
-    every move get no allowance."""
+    (the same model's outputs on moved data, :meth:`kernelgym.judge.reference.ReferenceSide.perturbed_outputs`,
+    which come in opposite pairs: the move by ``u``, then the move by ``-u``): ``inf`` where a moved result is not a
+    number where the exact one is finite, nothing where the exact one is not finite (the comparison itself decides
+    those); and, per row, how far each pair is from answering its two moves alike and opposite (:meth:`allowances`).
+    Outputs that are not floating tensors of the exact one's shape in every move get no allowance."""
 
     def __init__(self, exacts: tuple):
         self.exacts = exacts
         self.changes: list = [None] * len(exacts)
-        self.scales: list = [None] * len(exacts)  # per row, the largest finite magnitude exact or moved
+        self.scales: list = [None] * len(exacts)  # per row, the largest finite magnitude, exact or moved
+        self.uneven: list = [None] * len(exacts)  # per row, the largest |change by u + change by -u| of a pair
+        self._first_of_pair: list = [None] * len(exacts)  # the signed change of the pair's first move
         self.lacking: set[int] = set()
 
     def add(self, moved: tuple) -> None:
@@ -235,22 +243,31 @@ class LargestChange:
                 self.lacking.add(i)
                 continue
             m = m.to(device=e.device, dtype=torch.float64)
-            scale = _row_scale(m)
-            self.scales[i] = scale if self.scales[i] is None else torch.maximum(self.scales[i], scale)
-            change = m.sub_(e).abs_()  # in place (gigabytes): m is spent
-            change.masked_fill_(torch.isnan(change), float("inf")).masked_fill_(~torch.isfinite(e), 0.0)
+            self.scales[i] = _row_max(_finite_abs(m), self.scales[i])
+            signed = m.sub_(e).masked_fill_(~torch.isfinite(e), 0.0)  # in place (gigabytes): m is spent
+            first = self._first_of_pair[i]
+            if first is None:
+                self._first_of_pair[i] = signed
+            else:
+                self._first_of_pair[i] = None
+                self.uneven[i] = _row_max(_finite_abs(first.add_(signed)), self.uneven[i])
+                del first
+            change = signed.abs().masked_fill_(torch.isnan(signed), math.inf)
             self.changes[i] = change if self.changes[i] is None else torch.maximum(self.changes[i], change,
                                                                                     out=self.changes[i])
 
     def allowances(self, factor: float, rel: float) -> tuple:
         """A :class:`RowAllowance` per output (``None`` where it has none): the largest change in each row, times
-        ``factor``; in a *chaotic* row, one that moves of relative size ``rel`` changed by at least
-        :data:`CHAOTIC_CONDITION` times ``rel`` times its largest magnitude (exact or moved), at least ``factor``
-        times that magnitude: there an honest kernel's rounding flips a gate upstream that no move of the data
-        reproduces, and only the row's scale is a fact (L3/49's six
-        gated layers: a carried 1.4e6 gated to 0 in the last layer after an element two layers up flipped, in a row
-        the moves changed by 2.9e5; in another the exact result gated it to 0 and the kernel kept it; most such
-        rows' allowance is already above their scale)."""
+        ``factor``; ``inf`` in a *chaotic* row, one where a pair of opposite moves of relative size ``rel`` moved an
+        element unevenly (``|change by u + change by -u|``, zero to first order for any smooth function) by at
+        least :data:`CHAOTIC_CONDITION` times ``rel`` times the row's largest magnitude, exact or moved. There the
+        result is a threshold's: an honest kernel's rounding flips gates upstream that no move of the data
+        reproduces, and the row's values are no fact to check, only its NaN and infinity positions (the comparison
+        checks those first). On L3/49's six gated layers with TF32-truncated operands (CPU replay): a carried 1.4e6
+        gated to 0 in the last layer after an element two layers up flipped, where the moves changed the row by
+        2.9e5 at most; in another row the exact result gated a carried 1.3e6 to 0 in every move and the kernel
+        kept it. Terms that cancel without a threshold (a product's rows with outliers) move evenly and keep their
+        allowance."""
         import torch
 
         out = []
@@ -259,10 +276,12 @@ class LargestChange:
                 out.append(None)
                 continue
             moved = RowAllowance.of_change(c)
-            scale = torch.maximum(_row_scale(e), self.scales[i])
-            chaotic = moved.per_row >= CHAOTIC_CONDITION * rel * scale
-            per_row = torch.where(chaotic, torch.maximum(moved.per_row, scale.to(moved.per_row.dtype)), moved.per_row)
-            out.append(RowAllowance(moved.row_len, per_row).scaled(factor))
+            per_row = moved.per_row * factor
+            if self.uneven[i] is not None:
+                scale = _row_max(_finite_abs(e), self.scales[i])
+                chaotic = (self.uneven[i] >= CHAOTIC_CONDITION * rel * scale) & (scale > 0)
+                per_row = per_row.masked_fill(chaotic, math.inf)
+            out.append(RowAllowance(moved.row_len, per_row))
         return tuple(out)
 
 
