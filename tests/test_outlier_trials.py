@@ -272,8 +272,9 @@ def test_the_wide_allowance_covers_a_gate_flipped_by_tf32_rounding(tmp_path):
         exacts = reference.exact_outputs(task, 0, seed, WIDE_OUTLIERS)
         needed += not compare_outputs(refs, out, 0.1, task.rtol, "allclose", exacts).ok
         largest, moves = LargestChange(exacts), []
-        assert reference.perturbed_outputs(task, 0, seed, WIDE_OUTLIERS, task.rtol, WIDE_PERTURBATION_PAIRS,
-                                           lambda moved: (moves.append(float(moved[0].sum())), largest.add(moved)))
+        assert reference.perturbed_outputs(
+            task, 0, seed, WIDE_OUTLIERS, task.rtol, WIDE_PERTURBATION_PAIRS,
+            lambda index, moved: (moves.append(float(moved[0].sum())), largest.add(index, moved)))
         assert len(set(moves)) == len(moves) == 2 * WIDE_PERTURBATION_PAIRS
         check = compare_outputs(refs, out, 0.1, task.rtol, "allclose", exacts,
                                 allowances=largest.allowances(WIDE_SPREAD_FACTOR, task.rtol))
@@ -301,8 +302,8 @@ def test_a_row_that_answers_a_pair_of_opposite_moves_unevenly_is_chaotic_and_onl
     up[2] += 0.01
     down[2] -= 0.01
     largest = LargestChange((exact,))
-    largest.add((up.clone(),))
-    largest.add((down.clone(),))
+    largest.add(0, (up.clone(),))
+    largest.add(1, (down.clone(),))
     allowance = largest.allowances(2.0, 0.01)[0]
     assert allowance.per_row.tolist() == pytest.approx([6.0, math.inf, 0.02])
     ref = (exact.float(),)
@@ -315,6 +316,51 @@ def test_a_row_that_answers_a_pair_of_opposite_moves_unevenly_is_chaotic_and_onl
     assert check(0, 105.0) and not check(0, 110.0)
     assert not check(2, 110.0)
     assert check(1, 1e6) and check(1, -1e6) and not check(1, float("nan"))
+
+
+def test_the_float64_reference_and_its_moves_start_over_on_the_host_when_the_gpu_runs_out_of_memory(tmp_path):
+    """On the GPU the float64 reference can run out of memory beside other evaluations (L1/15's float64 input alone
+    is 9.8 GB: a wrong kernel's evaluation ended ``crashed`` with a judge error on the H100 at 7790d75). The
+    reference side then runs it on the host from the same inputs, and the wide allowance's moves start over there
+    (index 0 again), so the allowance is the one an uninterrupted run gives. Simulated: a side that is not the
+    CPU's, whose first attempt runs out of memory after two moves."""
+    import torch
+
+    from kernelgym.judge.correctness import LargestChange
+    from kernelgym.judge.reference import ReferenceSide
+
+    task = task_from_source(GATED, "L2/1_gated", 2)
+    reference = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    exacts = reference.exact_outputs(task, 0, 5, WIDE_OUTLIERS)
+    clean = LargestChange(exacts)
+    assert reference.perturbed_outputs(task, 0, 5, WIDE_OUTLIERS, 0.01, 2, clean.add)
+
+    reference.on_cpu = False  # as on a GPU: out of memory is worth another try on the host
+    seen: list[int] = []
+    largest = LargestChange(exacts)
+
+    def short_of_memory_once(index, moved):
+        seen.append(index)
+        if len(seen) == 3:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        largest.add(index, moved)
+
+    assert reference.perturbed_outputs(task, 0, 5, WIDE_OUTLIERS, 0.01, 2, short_of_memory_once)
+    assert seen == [0, 1, 2, 0, 1, 2, 3]
+    assert torch.equal(largest.allowances(2.0, 0.01)[0].per_row, clean.allowances(2.0, 0.01)[0].per_row)
+
+    calls = []
+    original = ReferenceSide._exact_on
+
+    def first_attempt_short(self, device, *args):
+        calls.append(device)
+        if len(calls) == 1:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return original(self, device, *args)
+
+    reference._exact_on = types.MethodType(first_attempt_short, reference)
+    again = reference.exact_outputs(task, 0, 5, WIDE_OUTLIERS)
+    assert calls == ["cpu", "cpu"] and torch.equal(again[0], exacts[0])
 
 
 def test_the_trials_come_in_an_order_drawn_for_each_evaluation():

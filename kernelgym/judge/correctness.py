@@ -226,15 +226,22 @@ class LargestChange:
 
     def __init__(self, exacts: tuple):
         self.exacts = exacts
+        self._start()
+
+    def _start(self) -> None:
+        exacts = self.exacts
         self.changes: list = [None] * len(exacts)
         self.scales: list = [None] * len(exacts)  # per row, the largest finite magnitude, exact or moved
         self.uneven: list = [None] * len(exacts)  # per row, the largest |change by u + change by -u| of a pair
         self._first_of_pair: list = [None] * len(exacts)  # the signed change of the pair's first move
         self.lacking: set[int] = set()
 
-    def add(self, moved: tuple) -> None:
+    def add(self, index: int, moved: tuple) -> None:
+        """The ``index``-th moved result (0: the first, and a fresh start when the moves are made again)."""
         import torch
 
+        if index == 0:
+            self._start()
         if len(moved) != len(self.exacts):
             self.lacking.update(range(len(self.exacts)))
             return

@@ -138,8 +138,10 @@ class ReferenceSide:
         return self._run_exact(task, init_seed, seed, outlier)
 
     def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float, pairs: int,
-                          each: Callable[[tuple], None]) -> bool:
-        """Call ``each`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data: every floating input
+                          each: Callable[[int, tuple], None]) -> bool:
+        """Call ``each(index, outputs)`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data
+        (``index`` 0 to ``2 * pairs - 1``; it starts at 0 again when the GPU ran out of memory and the moves are
+        made on the host instead, :meth:`_run_exact`): every floating input
         and parameter multiplied by ``1 + rel * u`` and then by ``1 - rel * u``, ``u`` uniform in [-1, 1] per
         element, drawn afresh for each pair from a generator seeded by ``seed``. How far the exact result moves
         when the data moves by a relative ``rel``: the sensitivity the wide trial allows for
@@ -155,12 +157,13 @@ class ReferenceSide:
 
         import torch
 
-        gen = torch.Generator(device=self.device)
-        gen.manual_seed(seed % (2 ** 63))
-
         def run(exact_model, inputs):
+            device = next((x.device for x in inputs if torch.is_tensor(x)), torch.device(self.device))
+            gen = torch.Generator(device=device)  # where the float64 model runs (the host when the GPU was full)
+            gen.manual_seed(seed % (2 ** 63))
             moved = copy.deepcopy(exact_model)
             exact_params, moved_params = list(exact_model.parameters()), list(moved.parameters())
+            index = 0
             for _ in range(pairs):
                 start = gen.get_state()
                 for sign in (1.0, -1.0):
@@ -173,31 +176,52 @@ class ReferenceSide:
                     for exact, param in zip(exact_params, moved_params):
                         if param.is_floating_point():
                             param.copy_(move(exact))
-                    each(as_tuple(moved(*[move(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x
-                                          for x in inputs])))
+                    each(index, as_tuple(moved(*[move(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x
+                                                 for x in inputs])))
+                    index += 1
             return True
 
         return bool(self._run_exact(task, init_seed, seed, outlier, run))
 
     def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None):
         """Run the float64 copy of the model (made once per model) on the upcast inputs, or ``run(model,
-        inputs)`` instead of the plain call; ``None`` when the model cannot run in float64."""
+        inputs)`` instead of the plain call; ``None`` when the model cannot run in float64. Where the GPU runs out
+        of memory (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), on the host
+        instead, from the same inputs (:meth:`_exact_on`)."""
+        import torch
+
+        module, model = self.model(task, init_seed)
+        try:
+            return self._exact_on(self.device, task, module, model, seed, outlier, run)
+        except torch.OutOfMemoryError:
+            if self.on_cpu:
+                return None
+        except (RuntimeError, TypeError, NotImplementedError):
+            return None
+        try:
+            return self._exact_on("cpu", task, module, model, seed, outlier, run)
+        except (RuntimeError, TypeError, NotImplementedError):
+            return None
+
+    def _exact_on(self, device: str, task: Task, module, model, seed: int, outlier: int, run=None):
+        """:meth:`_run_exact` with the float64 model and inputs on ``device``: the inputs are made on this side's
+        device (its generator draws them) and then moved; the model copy of another device than this side's is
+        made for the call and not kept."""
         import copy
 
         import torch
 
-        module, model = self.model(task, init_seed)
-        inputs = [x.to(torch.float64) if torch.is_tensor(x) and x.is_floating_point() and not x.is_complex() else x
-                  for x in make_inputs(module, seed, self.device, outlier)]
-        try:
+        inputs = [(x.to(device).to(torch.float64) if x.is_floating_point() and not x.is_complex() else x.to(device))
+                  if torch.is_tensor(x) else x for x in make_inputs(module, seed, self.device, outlier)]
+        if device == self.device:
             cached = self._references[task.key]
             if cached.get("exact", (None,))[0] is not model:  # one copy at a time: it is twice the parameters
                 cached["exact"] = (model, copy.deepcopy(model).to(torch.float64))
             exact_model = cached["exact"][1]
-            with torch.no_grad(), reference_numerics():
-                return as_tuple(exact_model(*inputs)) if run is None else run(exact_model, inputs)
-        except (RuntimeError, TypeError, NotImplementedError):
-            return None
+        else:
+            exact_model = copy.deepcopy(model).to(device=device, dtype=torch.float64)
+        with torch.no_grad(), reference_numerics():
+            return as_tuple(exact_model(*inputs)) if run is None else run(exact_model, inputs)
 
     def top_kernels(self, task: Task, init_seed: int) -> list[dict]:
         """The eager reference's kernels with the most device time in one forward (GPU only; ``[]`` on the CPU),
