@@ -275,8 +275,6 @@ class LargestChange:
         2.9e5 at most; in another row the exact result gated a carried 1.3e6 to 0 in every move and the kernel
         kept it. Terms that cancel without a threshold (a product's rows with outliers) move evenly and keep their
         allowance."""
-        import torch
-
         out = []
         for i, (c, e) in enumerate(zip(self.changes, self.exacts)):
             if c is None or i in self.lacking:
