@@ -362,6 +362,14 @@ def test_the_float64_reference_and_its_moves_start_over_on_the_host_when_the_gpu
     again = reference.exact_outputs(task, 0, 5, WIDE_OUTLIERS)
     assert calls == ["cpu", "cpu"] and torch.equal(again[0], exacts[0])
 
+    # a side whose device is not the host's (as "cuda:0" is): the kept float64 copy moves to the host, and is gone
+    reference.device = "cpu:0"
+    calls.clear()
+    assert "exact" in reference._references[task.key]
+    again = reference.exact_outputs(task, 0, 5, WIDE_OUTLIERS)
+    assert calls == ["cpu:0", "cpu"] and torch.equal(again[0], exacts[0])
+    assert "exact" not in reference._references[task.key]
+
 
 def test_the_trials_come_in_an_order_drawn_for_each_evaluation():
     """Every kind of trial lands at every place over many evaluations, and the indices (the seeds) stay the fixed

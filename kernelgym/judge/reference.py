@@ -141,9 +141,9 @@ class ReferenceSide:
                           each: Callable[[int, tuple], None]) -> bool:
         """Call ``each(index, outputs)`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data
         (``index`` 0 to ``2 * pairs - 1``; it starts at 0 again when the GPU ran out of memory and the moves are
-        made on the host instead, :meth:`_run_exact`): every floating input
-        and parameter multiplied by ``1 + rel * u`` and then by ``1 - rel * u``, ``u`` uniform in [-1, 1] per
-        element, drawn afresh for each pair from a generator seeded by ``seed``. How far the exact result moves
+        made on the host instead, :meth:`_run_exact`): every floating input and parameter multiplied by
+        ``1 + rel * u`` and then by ``1 - rel * u``, ``u`` uniform in [-1, 1] per element, drawn afresh for each
+        pair from a generator seeded by ``seed``. How far the exact result moves
         when the data moves by a relative ``rel``: the sensitivity the wide trial allows for
         (:meth:`kernelgym.judge.session.Session.wide_allowances`). One moved result at a time, never kept here
         (L1/15's is 9.8 GB in float64). False where :meth:`exact_outputs` is ``None``.
@@ -205,8 +205,8 @@ class ReferenceSide:
 
     def _exact_on(self, device: str, task: Task, module, model, seed: int, outlier: int, run=None):
         """:meth:`_run_exact` with the float64 model and inputs on ``device``: the inputs are made on this side's
-        device (its generator draws them) and then moved; the model copy of another device than this side's is
-        made for the call and not kept."""
+        device (its generator draws them) and then moved. On another device than this side's, the kept float64
+        copy moves there and is no longer kept (it is made again when next needed), so the GPU has it no more."""
         import copy
 
         import torch
@@ -219,7 +219,9 @@ class ReferenceSide:
                 cached["exact"] = (model, copy.deepcopy(model).to(torch.float64))
             exact_model = cached["exact"][1]
         else:
-            exact_model = copy.deepcopy(model).to(device=device, dtype=torch.float64)
+            held = self._references[task.key].pop("exact", None)
+            exact_model = (held[1].to(device) if held is not None and held[0] is model
+                           else copy.deepcopy(model).to(device=device, dtype=torch.float64))
         with torch.no_grad(), reference_numerics():
             return as_tuple(exact_model(*inputs)) if run is None else run(exact_model, inputs)
 
