@@ -239,25 +239,6 @@ class MemoryBudget:
                 self._cond.notify_all()
 
 
-    @contextlib.contextmanager
-    def take_now(self, nbytes: int):
-        """Reserve ``nbytes`` more only if they fit now and nobody waits (never waits itself, so an evaluation that
-        already holds memory cannot deadlock asking for more); yields whether they were reserved, and releases
-        them at the end."""
-        nbytes = max(0, int(nbytes))
-        with self._cond:
-            taken = not self._waiting and self.reserved + nbytes <= self.capacity
-            if taken:
-                self.reserved += nbytes
-        try:
-            yield taken
-        finally:
-            if taken:
-                with self._cond:
-                    self.reserved -= nbytes
-                    self._cond.notify_all()
-
-
 class NoBudget:
     """Stand-in on the CPU: no admission control."""
 
@@ -266,10 +247,6 @@ class NoBudget:
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
         yield
-
-    @contextlib.contextmanager
-    def take_now(self, nbytes: int):
-        yield True
 
 
 #: share of a GPU's memory that reservations may take (the rest: CUDA contexts, allocator slack, fragmentation)
@@ -311,11 +288,6 @@ class GpuAdmission:
 
     def memory(self, nbytes: int):
         return self.budget.reserve(nbytes)
-
-    def more_memory_now(self, nbytes: int):
-        """``nbytes`` beyond an evaluation's reservation if free now (:meth:`MemoryBudget.take_now`): yields
-        whether they are held."""
-        return self.budget.take_now(nbytes)
 
     def shared(self, label: str | None = None):
         """A shared hold; ``label`` names the step in the lock's kept holds (``build``, ``trial``, ...)."""

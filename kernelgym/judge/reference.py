@@ -126,8 +126,7 @@ class ReferenceSide:
         with torch.no_grad(), reference_numerics():
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
-    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS,
-                      on_host: bool = False) -> tuple | None:
+    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS) -> tuple | None:
         """The same model and inputs as :meth:`outputs`, run in float64 (a copy of the model with float64
         parameters, floating inputs upcast from the very values :meth:`outputs` used): the second reference of
         :mod:`~kernelgym.judge.correctness`. ``None`` when the model cannot run in float64 (an op without a float64
@@ -136,10 +135,10 @@ class ReferenceSide:
         A candidate can make every comparison need it (elements placed between the two references' tolerances, a
         red-team finding), so the float64 copy of the model is made once per model and kept beside it (:meth:`model`'s
         cache), not once per comparison."""
-        return self._run_exact(task, init_seed, seed, outlier, on_host=on_host)
+        return self._run_exact(task, init_seed, seed, outlier)
 
     def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float, pairs: int,
-                          each: Callable[[int, tuple], None], on_host: bool = False) -> bool:
+                          each: Callable[[int, tuple], None]) -> bool:
         """Call ``each(index, outputs)`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data
         (``index`` 0 to ``2 * pairs - 1``; it starts at 0 again when the GPU ran out of memory and the moves are
         made on the host instead, :meth:`_run_exact`): every floating input and parameter multiplied by
@@ -182,20 +181,17 @@ class ReferenceSide:
                     index += 1
             return True
 
-        return bool(self._run_exact(task, init_seed, seed, outlier, run, on_host=on_host))
+        return bool(self._run_exact(task, init_seed, seed, outlier, run))
 
-    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None, on_host: bool = False):
+    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None):
         """Run the float64 copy of the model (made once per model) on the upcast inputs, or ``run(model,
-        inputs)`` instead of the plain call; ``None`` when the model cannot run in float64. On the host with
-        ``on_host`` (the GPU's memory budget has no room for it) and where the GPU runs out of memory all the same
-        (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), from the same inputs
-        (:meth:`_exact_on`)."""
+        inputs)`` instead of the plain call; ``None`` when the model cannot run in float64. Where the GPU runs out
+        of memory (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), on the host
+        instead, from the same inputs (:meth:`_exact_on`)."""
         import torch
 
         module, model = self.model(task, init_seed)
         try:
-            if on_host and not self.on_cpu:
-                raise torch.OutOfMemoryError("no room in the GPU's memory budget for the float64 reference")
             return self._exact_on(self.device, task, module, model, seed, outlier, run)
         except torch.OutOfMemoryError:
             if self.on_cpu:

@@ -202,26 +202,6 @@ class Judge:
                 self._memory_needs[key] = (self.admission.budget.capacity or 0) // 2
         return self._memory_needs[key]
 
-    def exact_memory_need(self, task: Task) -> int:
-        """GPU bytes the float64 reference of ``task`` and the wide allowance's moves take beyond
-        :meth:`memory_need`: the eager footprint bound in float64 twice (the model, inputs, outputs and
-        intermediates; then the moved copies and the running changes), plus 1 GiB. 0 on the CPU; where the bound
-        cannot be had, the whole budget (so the float64 path runs on the host unless the GPU is otherwise idle)."""
-        if self.on_cpu:
-            return 0
-        key = f"exact:{task.key}"
-        if key not in self._memory_needs:
-            try:
-                import torch
-
-                from kernelgym.judge.footprint import footprint_bound
-
-                widening = 8 // max(1, getattr(torch, task.dtype).itemsize)
-                self._memory_needs[key] = 2 * widening * footprint_bound(task)[0] + (1 << 30)
-            except Exception:  # noqa: BLE001
-                self._memory_needs[key] = self.admission.budget.capacity or 0
-        return self._memory_needs[key]
-
     # -- stages on the trusted side -----------------------------------------------------------------------
     def _stage_format(self, result: EvalResult, text: str) -> str:
         t0 = time.monotonic()
@@ -333,7 +313,7 @@ class Judge:
         }
         need = (self.admission.budget.capacity or 0) if memory_alone else self.memory_need(task)
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
-                          need, source, plan, exact_memory_need=self.exact_memory_need(task))
+                          need, source, plan)
         timed = False
         try:
             session.send(json.dumps(request))

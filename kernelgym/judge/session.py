@@ -85,12 +85,9 @@ class Session:
 
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
                  result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
-                 source: str = "", plan=None, exact_memory_need: int = 0):
+                 source: str = "", plan=None):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
-        #: GPU bytes the float64 reference and the wide allowance's moves take beyond ``memory_need``: run on the
-        #: GPU when the budget has them free at that moment, else on the host (never waited for: see _exact_checks)
-        self.exact_memory_need = exact_memory_need
         self.source = source
         self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
         self.reader = FrameReader(worker.read_fd)
@@ -597,38 +594,27 @@ class Session:
                 randomness = self._check_randomness(seed, outlier, tuple(outs), agains)
                 check = check if randomness.ok else randomness
         if not check.ok and self.task.check == "allclose" and _has_floating(refs):
-            check = self._exact_checks(seed, outlier, refs, tuple(outs), atol, check)
-        return check
-
-    def _exact_checks(self, seed: int, outlier: int, refs: tuple, outs: tuple, atol: float,
-                      failed: TrialCheck) -> TrialCheck:
-        """The comparison again where the eager one ``failed``: the eager reference's own rounding is not the
-        candidate's fault, so elements within tolerance of the float64 result pass too (and on wide inputs within
-        the allowance, :meth:`wide_allowances`). Both run on the GPU when :attr:`exact_memory_need` more bytes are
-        free in its budget right now, else on the host: never waited for, since this evaluation already holds
-        memory and so may the others it would wait on (the float64 copy of L1/15's input alone is 9.8 GB: the
-        runner ran out of GPU memory there on the H100 at 7790d75)."""
-        with self.admission.more_memory_now(self.exact_memory_need) as on_gpu:
+            # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
+            # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
             with self.step("exact_reference"):  # its cost shows in durations, whoever made it needed
-                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier, on_host=not on_gpu)
-            if exacts is None:
-                return failed
-            check = compare_outputs(refs, outs, atol, self.task.rtol, self.task.check, exacts)
-            if check.ok or outlier != WIDE_OUTLIERS:
-                return check
-            with self.step("exact_reference"):
-                allowances = self.wide_allowances(seed, exacts, on_host=not on_gpu)
-        check = compare_outputs(refs, outs, atol, self.task.rtol, self.task.check, exacts, allowances=allowances)
-        allowance = allowances[check.output] if not check.ok and check.output is not None else None
-        if allowance is not None:
-            check.reason += (f" (and beyond the float64 result by more than moving the data by a relative "
-                             f"{self._wide_rel():.3g} moves it, up to {allowance.largest():.3g} in a row)")
+                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier)
+            if exacts is not None:
+                check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
+            if not check.ok and exacts is not None and outlier == WIDE_OUTLIERS:
+                with self.step("exact_reference"):
+                    allowances = self.wide_allowances(seed, exacts)
+                check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts,
+                                        allowances=allowances)
+                allowance = allowances[check.output] if not check.ok and check.output is not None else None
+                if allowance is not None:
+                    check.reason += (f" (and beyond the float64 result by more than moving the data by a relative "
+                                     f"{self._wide_rel():.3g} moves it, up to {allowance.largest():.3g} in a row)")
         return check
 
     def _wide_rel(self) -> float:
         return max(self.task.rtol, WIDE_MIN_REL)
 
-    def wide_allowances(self, seed: int, exacts: tuple, on_host: bool = False) -> tuple:
+    def wide_allowances(self, seed: int, exacts: tuple) -> tuple:
         """Per output of a wide trial, a :class:`~kernelgym.judge.correctness.RowAllowance`: per row (slice along the
         last dimension), how far the float64 result moves when every floating input and parameter moves by the
         task's relative tolerance (at least :data:`WIDE_MIN_REL`), the largest such move over
@@ -651,7 +637,7 @@ class Session:
 
         largest = LargestChange(exacts)
         if not self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS, self._wide_rel(),
-                                                WIDE_PERTURBATION_PAIRS, largest.add, on_host=on_host):
+                                                WIDE_PERTURBATION_PAIRS, largest.add):
             return tuple(None for _ in exacts)
         return largest.allowances(WIDE_SPREAD_FACTOR, self._wide_rel())
 
