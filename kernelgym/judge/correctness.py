@@ -118,6 +118,8 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
     floating = ref_t.is_floating_point()
     n_bad, max_abs, max_rel = 0, 0.0, 0.0
     worst, worst_excess, worst_got, worst_expected = 0, -float("inf"), 0.0, 0.0
+    chaotic = allowance.chaotic if allowance is not None and exact_flat is not None else None
+    beyond = None if chaotic is None else torch.zeros(chaotic.numel(), dtype=torch.int64, device=chaotic.device)
     for start in range(0, ref_flat.numel(), CHUNK):
         r = ref_flat[start:start + CHUNK].to(torch.float64)
         o = out_flat[start:start + CHUNK].to(device=r.device).to(torch.float64)
@@ -142,6 +144,12 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
                 widened = widened + allowance.of_elements(start, e.numel(), e.device)
             excess_exact = (o - e).abs() - widened
             excess = torch.minimum(excess, torch.where(torch.isfinite(e), excess_exact, torch.full_like(e, math.inf)))
+            if chaotic is not None:  # counted per row here, judged after the last chunk
+                rows = torch.arange(start, start + e.numel(), device=chaotic.device) // allowance.row_len
+                forgiven = (excess > 0).to(chaotic.device) & chaotic[rows]
+                if bool(forgiven.any()):
+                    beyond.index_add_(0, rows[forgiven], torch.ones_like(rows[forgiven]))
+                    excess = excess.masked_fill(forgiven.to(excess.device), -math.inf)
         at = int(torch.argmax(excess).item())
         n_bad += int((excess > 0).sum().item())
         max_abs = max(max_abs, float(diff.max().item()))
@@ -149,6 +157,12 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         if float(excess[at].item()) > worst_excess:
             worst, worst_excess = start + at, float(excess[at].item())
             worst_got, worst_expected = float(o[at].item()), float(r[at].item())
+    if beyond is not None and bool((beyond > allowance.free()).any()):
+        row = int(torch.argmax(beyond).item())
+        return TrialCheck(False, f"output {index}: {int(beyond[row].item())} of {allowance.row_len} elements of "
+                                 f"row {row} (flat elements {row * allowance.row_len} on) lie beyond the float64 "
+                                 f"result's allowance, where at most {allowance.free()} may in a row whose result is "
+                                 f"a threshold's", max_abs, max_rel, _unravel(row * allowance.row_len, shape), index)
     worst_index = _unravel(worst, shape)
     if worst_excess > 0:
         return TrialCheck(False, f"output {index}: {n_bad} of {ref_flat.numel()} elements outside atol={atol:g} "
@@ -164,8 +178,11 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
 ROW_MIN, ROW_BLOCK = 16, 64
 #: a row of a wide trial's output is chaotic when a pair of opposite moves of the data by a relative ``rel`` moves
 #: it unevenly by this many times ``rel`` times its largest magnitude (:meth:`LargestChange.allowances`): a smooth
-#: function's pairs are even to first order (uneven by about ``rel**2`` of its terms)
+#: function's pairs are even to first order (uneven by about ``rel**2`` of its terms); in a chaotic row, a share
+#: (1 / CHAOTIC_FREE_SHARE, at least CHAOTIC_FREE_MIN) of the elements may lie beyond the allowance (honest TF32
+#: kernels had 1 or 2 such elements in an output: L3/49 on the H100 and in the CPU replay)
 CHAOTIC_CONDITION = 10.0
+CHAOTIC_FREE_SHARE, CHAOTIC_FREE_MIN = 256, 2
 
 
 @dataclass
@@ -174,6 +191,14 @@ class RowAllowance:
     ``(k + 1) * row_len - 1`` in flat order (rows: :data:`ROW_MIN`). Values may be ``inf``."""
     row_len: int
     per_row: Any  # a 1-d float64 tensor
+    #: rows (a 1-d bool tensor, or None) where up to :meth:`free` elements may lie beyond ``per_row``: *chaotic*
+    #: rows (:meth:`LargestChange.allowances`)
+    chaotic: Any = None
+
+    def free(self) -> int:
+        """How many elements of a chaotic row may lie beyond its allowance: :data:`CHAOTIC_FREE_SHARE` of the row,
+        at least :data:`CHAOTIC_FREE_MIN`."""
+        return max(CHAOTIC_FREE_MIN, self.row_len // CHAOTIC_FREE_SHARE)
 
     @classmethod
     def of_change(cls, change) -> "RowAllowance":
@@ -199,7 +224,7 @@ class RowAllowance:
         return self.per_row[rows].to(device=device, dtype=torch.float64)
 
     def scaled(self, factor: float) -> "RowAllowance":
-        return RowAllowance(self.row_len, self.per_row * factor)
+        return RowAllowance(self.row_len, self.per_row * factor, self.chaotic)
 
 
 def _finite_abs(t):
@@ -265,12 +290,12 @@ class LargestChange:
 
     def allowances(self, factor: float, rel: float) -> tuple:
         """A :class:`RowAllowance` per output (``None`` where it has none): the largest change in each row, times
-        ``factor``; ``inf`` in a *chaotic* row, one where a pair of opposite moves of relative size ``rel`` moved an
-        element unevenly (``|change by u + change by -u|``, zero to first order for any smooth function) by at
-        least :data:`CHAOTIC_CONDITION` times ``rel`` times the row's largest magnitude, exact or moved. There the
-        result is a threshold's: an honest kernel's rounding flips gates upstream that no move of the data
-        reproduces, and the row's values are no fact to check, only its NaN and infinity positions (the comparison
-        checks those first). On L3/49's six gated layers with TF32-truncated operands (CPU replay): a carried 1.4e6
+        ``factor``. A row is *chaotic* (``RowAllowance.chaotic``) where a pair of opposite moves of relative size
+        ``rel`` moved an element unevenly (``|change by u + change by -u|``, zero to first order for any smooth
+        function) by at least :data:`CHAOTIC_CONDITION` times ``rel`` times the row's largest magnitude, exact or
+        moved. There the result is a threshold's: an honest kernel's rounding flips gates upstream that no move of
+        the data reproduces, so a few elements of such a row (:meth:`RowAllowance.free`) may lie beyond the
+        allowance; a kernel wrong throughout the row (operands saturated at float16's range, say) is not. On L3/49's six gated layers with TF32-truncated operands (CPU replay): a carried 1.4e6
         gated to 0 in the last layer after an element two layers up flipped, where the moves changed the row by
         2.9e5 at most; in another row the exact result gated a carried 1.3e6 to 0 in every move and the kernel
         kept it. Terms that cancel without a threshold (a product's rows with outliers) move evenly and keep their
@@ -280,13 +305,11 @@ class LargestChange:
             if c is None or i in self.lacking:
                 out.append(None)
                 continue
-            moved = RowAllowance.of_change(c)
-            per_row = moved.per_row * factor
+            moved = RowAllowance.of_change(c).scaled(factor)
             if self.uneven[i] is not None:
                 scale = _row_max(_finite_abs(e), self.scales[i])
-                chaotic = (self.uneven[i] >= CHAOTIC_CONDITION * rel * scale) & (scale > 0)
-                per_row = per_row.masked_fill(chaotic, math.inf)
-            out.append(RowAllowance(moved.row_len, per_row))
+                moved.chaotic = (self.uneven[i] >= CHAOTIC_CONDITION * rel * scale) & (scale > 0)
+            out.append(moved)
         return tuple(out)
 
 
