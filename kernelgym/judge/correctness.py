@@ -140,12 +140,12 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         if exact_flat is not None:
             e = exact_flat[start:start + CHUNK].to(device=r.device, dtype=torch.float64)
             widened = atol + rtol * e.abs()
-            if allowance is not None:
-                widened = widened + allowance.of_elements(start, e.numel(), e.device)
+            rows = None if allowance is None else allowance.rows(start, e.numel())
+            if rows is not None:
+                widened = widened + allowance.per_row[rows].to(device=e.device, dtype=torch.float64)
             excess_exact = (o - e).abs() - widened
             excess = torch.minimum(excess, torch.where(torch.isfinite(e), excess_exact, torch.full_like(e, math.inf)))
             if chaotic is not None:  # counted per row here, judged after the last chunk
-                rows = torch.arange(start, start + e.numel(), device=chaotic.device) // allowance.row_len
                 forgiven = (excess > 0).to(chaotic.device) & chaotic[rows]
                 if bool(forgiven.any()):
                     beyond.index_add_(0, rows[forgiven], torch.ones_like(rows[forgiven]))
@@ -216,12 +216,12 @@ class RowAllowance:
     def largest(self) -> float:
         return float(self.per_row.max().item()) if self.per_row.numel() else 0.0
 
-    def of_elements(self, start: int, count: int, device):
-        """The allowance of flat elements ``start`` to ``start + count - 1``."""
+    def rows(self, start: int, count: int):
+        """The row of each of the flat elements ``start`` to ``start + count - 1`` (on ``per_row``'s device, as
+        ``chaotic`` is)."""
         import torch
 
-        rows = torch.arange(start, start + count, device=self.per_row.device) // self.row_len
-        return self.per_row[rows].to(device=device, dtype=torch.float64)
+        return torch.arange(start, start + count, device=self.per_row.device) // self.row_len
 
     def scaled(self, factor: float) -> "RowAllowance":
         return RowAllowance(self.row_len, self.per_row * factor, self.chaotic)
@@ -295,11 +295,11 @@ class LargestChange:
         function) by at least :data:`CHAOTIC_CONDITION` times ``rel`` times the row's largest magnitude, exact or
         moved. There the result is a threshold's: an honest kernel's rounding flips gates upstream that no move of
         the data reproduces, so a few elements of such a row (:meth:`RowAllowance.free`) may lie beyond the
-        allowance; a kernel wrong throughout the row (operands saturated at float16's range, say) is not. On L3/49's six gated layers with TF32-truncated operands (CPU replay): a carried 1.4e6
-        gated to 0 in the last layer after an element two layers up flipped, where the moves changed the row by
-        2.9e5 at most; in another row the exact result gated a carried 1.3e6 to 0 in every move and the kernel
-        kept it. Terms that cancel without a threshold (a product's rows with outliers) move evenly and keep their
-        allowance."""
+        allowance; a kernel wrong throughout the row (operands saturated at float16's range, say) is not. On L3/49's
+        six gated layers with TF32-truncated operands (CPU replay): a carried 1.4e6 gated to 0 in the last layer
+        after an element two layers up flipped, where the moves changed the row by 2.9e5 at most; in another row
+        the exact result gated a carried 1.3e6 to 0 in every move and the kernel kept it. Terms that cancel without
+        a threshold (a product's rows with outliers) move evenly and keep their allowance."""
         out = []
         for i, (c, e) in enumerate(zip(self.changes, self.exacts)):
             if c is None or i in self.lacking:

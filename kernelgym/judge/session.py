@@ -852,19 +852,14 @@ class Session:
             first = len(self.clock.times) - n
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
                 probe, kind = self._block_probe
-                if probe >= 0:
-                    self._compare_probe(seed, first, probe, kind)
+                if probe >= 0 and self._compare_timed_call(seed, first, probe, kind):
+                    self.probes_compared[kind] = self.probes_compared.get(kind, 0) + 1
                 # two calls of a block when outputs are small: to move the median a candidate must cheat in more
                 # than half of its calls, and then two random picks miss every cheat with probability below 1/4
                 others = [i for i in range(n) if i != probe]
                 picks = _RANDOM.sample(others, min(len(others), 2 if self._check_share >= 1.0 else 1))
                 for index in sorted(picks):
-                    with self.gpu(label="check"):  # the reference's forward and the transfer: never while timed
-                        # the reference first: the answer's wall time (wallclock.check_lower_bound_ms) is the worker's
-                        refs = self._reference_outputs(call_seed(seed, index), NO_OUTLIERS)
-                        self._check_sent = time.perf_counter()
-                        self.send(Command.CHECK, index)
-                        self.compare(call_seed(seed, index), NO_OUTLIERS, f"timed call {first + index}", refs=refs)
+                    self._compare_timed_call(seed, first, index)
                     self._compared_at.append(first + index)
         return times
 
@@ -877,9 +872,8 @@ class Session:
         ends with such blocks until every kind has had a probe compared); it is compared whenever its block is
         (its time counts as the others', and never in the compared calls' floor). The trials run before the
         timing, so a forward that counts its calls, or tells timed calls by the pauses around them, could be exact
-        there alone and skip
-        what only outliers need in its timed calls, where inputs were all standard: a softmax that dropped its
-        row maximum passed every compared timed call (a red-team finding). A forward must now be right on
+        there alone and skip what only outliers need in its timed calls, where inputs were all standard: a softmax
+        that dropped its row maximum passed every compared timed call (a red-team finding). A forward must now be right on
         outliers in any timed call too; it can see them in its inputs, and a forward that checks for them and
         takes another path then is right on every input."""
         number, self._blocks_timed = self._blocks_timed, self._blocks_timed + 1
@@ -896,17 +890,25 @@ class Session:
             return -1, NO_OUTLIERS
         return _RANDOM.randrange(calls), _RANDOM.choice(self._probe_kinds)
 
-    def _compare_probe(self, seed: int, first: int, probe: int, kind: int) -> None:
-        """Compare a block's probe (:meth:`probe_for_block`), unless the reference has no finite outputs on its
-        inputs (outliers beyond the task's domain for that seed: nothing to compare with)."""
-        with self.gpu(label="check"):
-            refs = self._reference_outputs_in_domain(call_seed(seed, probe), kind)
-            if refs is None or not all_finite(refs):
-                return
+    def _compare_timed_call(self, seed: int, first: int, index: int, outlier: int = NO_OUTLIERS) -> bool:
+        """Compare call ``index`` of the block just timed (its first call: ``first`` over all blocks, its seed
+        ``seed``), a probe when ``outlier`` names a kind of outliers (:meth:`probe_for_block`). A probe whose
+        reference has no finite outputs on its inputs (outliers beyond the task's domain for that seed) has nothing
+        to be compared with: ``False``, and nothing asked of the worker."""
+        with self.gpu(label="check"):  # the reference's forward and the transfer: never while timed
+            # the reference first: the answer's wall time (wallclock.check_lower_bound_ms) is the worker's
+            if outlier == NO_OUTLIERS:
+                refs = self._reference_outputs(call_seed(seed, index), NO_OUTLIERS)
+            else:
+                refs = self._reference_outputs_in_domain(call_seed(seed, index), outlier)
+                if refs is None or not all_finite(refs):
+                    return False
             self._check_sent = time.perf_counter()
-            self.send(Command.CHECK, probe)
-            self.compare(call_seed(seed, probe), kind, f"timed call {first + probe} (outlier inputs)", refs=refs)
-            self.probes_compared[kind] = self.probes_compared.get(kind, 0) + 1
+            self.send(Command.CHECK, index)
+            self.compare(call_seed(seed, index), outlier,
+                         f"timed call {first + index}" + (" (outlier inputs)" if outlier != NO_OUTLIERS else ""),
+                         refs=refs)
+        return True
 
     def _raw_block(self, calls: int) -> list[float]:
         probe, kind = self._block_probe
@@ -986,9 +988,9 @@ PROBE_PLAN_BLOCKS = 4
 #: the tasks whose inputs get a wide trial (:meth:`Session.wide_trial`)
 WIDE_TASK_DTYPES = ("float32", "float64")
 #: the wide trial's allowance (:meth:`Session.wide_allowances`): how many opposite pairs of random moves of the data
-#: (four float64 forwards: on the CPU, a GLU of TF32-rounded operands failed 30 seeds' wide trials in none with
-#: them, in 2 of 6 with two independent moves), the least relative size of a move (TF32's truncation: 10 bits
-#: kept), and the factor on the largest change they make
+#: (four float64 forwards: on the CPU, a GLU of TF32-rounded operands failed the wide trial on none of 30 seeds
+#: with them, on 7 of 30 with two independent moves), the least relative size of a move (TF32's truncation: 10
+#: bits kept), and the factor on the largest change they make
 WIDE_PERTURBATION_PAIRS = 2
 WIDE_MIN_REL = 2.0 ** -10
 WIDE_SPREAD_FACTOR = 2.0
