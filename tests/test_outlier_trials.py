@@ -222,6 +222,46 @@ def test_a_tf32_kernel_passes_the_wide_trial_where_its_terms_cancel_by_the_allow
     assert result.status == "incorrect" and "wide trial" in result.message, result.message
 
 
+def test_a_few_elements_beyond_the_wide_allowance_are_judged_again_with_more_moves(judge, monkeypatch):
+    """The allowance is the largest change of a sample of moves; a failure by a few elements could be that sample's
+    miss, so those few are judged again with :data:`WIDE_PERTURBATION_PAIRS_AGAIN` pairs (a miss of two pairs failed
+    one element of L2/20's 134M on the H100). Here the first sample is empty (no allowance at all): the TF32 kernel
+    fails it by about a hundred elements, within a cap raised to the output's size, and passes the second; with the
+    cap at 0 elements there is no second sample and it stays incorrect; a kernel wrong in every element never gets
+    one under the real cap."""
+    from kernelgym.judge import session
+
+    pairs_drawn: list[int] = []
+    allowances = session.Session.wide_allowances
+
+    def recorded(self, seed, exacts, pairs=0):
+        pairs_drawn.append(pairs)
+        return allowances(self, seed, exacts, pairs)
+
+    monkeypatch.setattr(session.Session, "wide_allowances", recorded)
+    monkeypatch.setattr(session, "WIDE_PERTURBATION_PAIRS", 0)
+    monkeypatch.setattr(session, "WIDE_AGAIN_MAX_ELEMENTS", 64 * 64)
+    task = task_from_source(CANCELLING, "L1/1_cancelling", 1)
+    result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
+    assert result.status == "ok", result.message
+    assert session.WIDE_PERTURBATION_PAIRS_AGAIN in pairs_drawn and pairs_drawn[0] == 0
+
+    monkeypatch.setattr(session, "WIDE_AGAIN_MAX_ELEMENTS", 0)
+    pairs_drawn.clear()
+    result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
+    assert result.status == "incorrect" and "wide trial" in result.message, result.message
+    assert session.WIDE_PERTURBATION_PAIRS_AGAIN not in pairs_drawn
+
+    monkeypatch.setattr(session, "WIDE_PERTURBATION_PAIRS", 2)
+    monkeypatch.setattr(session, "WIDE_AGAIN_MAX_ELEMENTS", 16)
+    pairs_drawn.clear()
+    wrong = products_kernel("x").replace("        return y\n", "        return y + float((a > 65504).any())\n")
+    assert "y + float(" in wrong  # off by 1 everywhere on wide inputs only
+    result = judge.evaluate(task, wrong, profile=SHORT, torch_policy="off")
+    assert result.status == "incorrect" and "wide trial" in result.message, result.message
+    assert pairs_drawn == [2]
+
+
 def test_the_wide_allowance_is_per_row_so_a_chaotic_row_excuses_no_other(judge):
     """The allowance is the reference's own sensitivity row by row: rows whose outliers' terms cancel get a wide one,
     the others keep a narrow one. A kernel that is off by 1 in a row without outliers, only on wide inputs, fails

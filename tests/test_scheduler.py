@@ -588,3 +588,36 @@ def forge():
     result = Judge(device="cpu", cache_dir=tmp_path, static_checks=False).evaluate(relu_task, text, profile="quick")
     assert result.status == "crashed", (result.status, result.message)
     assert "'compiling'" in result.message or "'compiled'" in result.message, result.message
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("runner_gib, status, flag", [(30, "crashed", "judge_error"),
+                                                      (2, "runtime_error", "out_of_memory_alone")])
+def test_running_out_of_memory_alone_is_the_judges_fault_only_where_others_held_the_memory(
+        tmp_path, relu_task, monkeypatch, runner_gib, status, flag):
+    """With the whole budget to itself, a worker that runs out of GPU memory gets its verdict unless the driver's
+    account shows processes outside its tree (here the runner) holding more than the budget leaves outside its
+    reservations (20% of the GPU)."""
+    from kernelgym.judge import gpu_memory
+    from kernelgym.judge.admission import MemoryBudget
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    gib, taken = 1 << 30, []
+
+    def account(device, worker_pid, runner_pid):  # the real split, over the real worker tree, of made-up figures
+        taken.append(worker_pid)
+        return gpu_memory.real_account(device, worker_pid, runner_pid, held={worker_pid: 14 * gib,
+                                                                              runner_pid: runner_gib * gib},
+                                       free_total=(gib, 80 * gib))
+
+    monkeypatch.setattr(gpu_memory, "real_account", gpu_memory.account, raising=False)
+    monkeypatch.setattr(gpu_memory, "account", account)
+    judge = cpu_judge_with_budget(tmp_path, MemoryBudget(1 << 30))
+    result = judge.evaluate(relu_task, kernel_forward(indent('raise RuntimeError("CUDA out of memory. Tried to '
+                                                             'allocate 4.58 GiB")')))
+    assert result.status == status, result.message
+    names = [f["name"] for f in result.flags]
+    assert "retried_alone" in names and flag in names, result.flags
+    reason = next(f["reason"] for f in result.flags if f["name"] == flag)
+    assert f"the runner {runner_gib:.2f} GiB" in reason and "the candidate's processes 14.00 GiB" in reason
+    assert len(taken) == 2 and taken[0] != taken[1]  # each attempt's own worker, accounted while it lived

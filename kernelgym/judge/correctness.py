@@ -33,6 +33,9 @@ class TrialCheck:
     max_rel_err: float | None = None
     worst_index: list | None = None
     output: int | None = None
+    #: where it failed on elements beyond tolerance: how many (in the failing output, or the failing row of a
+    #: chaotic one); not part of :meth:`to_dict`
+    beyond: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "reason": self.reason, "max_abs_err": self.max_abs_err,
@@ -162,12 +165,13 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
         return TrialCheck(False, f"output {index}: {int(beyond[row].item())} of {allowance.row_len} elements of "
                                  f"row {row} (flat elements {row * allowance.row_len} on) lie beyond the float64 "
                                  f"result's allowance, where at most {allowance.free()} may in a row whose result is "
-                                 f"a threshold's", max_abs, max_rel, _unravel(row * allowance.row_len, shape), index)
+                                 f"a threshold's", max_abs, max_rel, _unravel(row * allowance.row_len, shape), index,
+                          beyond=int(beyond[row].item()))
     worst_index = _unravel(worst, shape)
     if worst_excess > 0:
         return TrialCheck(False, f"output {index}: {n_bad} of {ref_flat.numel()} elements outside atol={atol:g} "
                                  f"rtol={rtol:g}; worst at {tuple(worst_index)}: got {worst_got:.6g}, expected "
-                                 f"{worst_expected:.6g}", max_abs, max_rel, worst_index, index)
+                                 f"{worst_expected:.6g}", max_abs, max_rel, worst_index, index, beyond=n_bad)
     return TrialCheck(True, "", max_abs, max_rel, worst_index, index)
 
 

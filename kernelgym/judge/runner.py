@@ -24,8 +24,8 @@ import time
 import weakref
 from pathlib import Path
 
-from kernelgym.judge import guards, policy
-from kernelgym.judge.admission import GpuAdmission, NoBudget
+from kernelgym.judge import gpu_memory, guards, policy
+from kernelgym.judge.admission import GPU_MEMORY_SHARE, GpuAdmission, NoBudget
 from kernelgym.judge.batch import BatchPlan
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.device_transfer import available as device_transfer_available
@@ -280,20 +280,48 @@ class Judge:
         """:meth:`_run_worker`; when the worker ran out of GPU memory while other evaluations held part of the
         budget, once more with the GPU's whole memory budget to itself (a fresh worker, the result as it was
         before the first attempt plus a ``retried_alone`` flag). Running out of memory with the GPU shared is the
-        judge's doing, not the candidate's; only an out-of-memory error when alone is its verdict. A candidate that
-        fakes the message gains nothing but one more evaluation of itself."""
+        judge's doing, not the candidate's; an out-of-memory error when alone is its verdict (flag
+        ``out_of_memory_alone``), unless the driver's account (:mod:`kernelgym.judge.gpu_memory`, taken while the
+        worker still lived) shows processes outside the candidate's tree holding more than the budget leaves outside
+        its reservations: then the evaluation is ``crashed`` with a ``judge_error`` flag, no verdict on the
+        candidate. A candidate that fakes the message gains nothing but one more evaluation of itself, and a crash
+        where the judge failed."""
         before = copy.deepcopy(result)
         try:
-            self._run_worker(result, task, source, prof, plan=plan)
+            return self._run_worker(result, task, source, prof, plan=plan)
         except Verdict as verdict:
-            budget = self.admission.budget
-            if budget.capacity is None or not (OUT_OF_GPU_MEMORY.search(verdict.message or "")
-                                               or OUT_OF_GPU_MEMORY.search(result.log_tail or "")):
+            if self.admission.budget.capacity is None or not self._out_of_gpu_memory(verdict, result):
                 raise
             result.__dict__.update(before.__dict__)
             result.add_flag("retried_alone", f"ran out of GPU memory with the GPU shared ({verdict.message[:200]}); "
-                                             f"evaluated again with the GPU's memory to itself")
+                                             f"evaluated again with the GPU's memory to itself"
+                                             + self._memory_account_note(verdict))
+        try:
             self._run_worker(result, task, source, prof, plan=plan, memory_alone=True)
+        except Verdict as verdict:
+            if not self._out_of_gpu_memory(verdict, result):
+                raise
+            held = verdict.memory_account
+            if held is not None and held.others_beyond(GPU_MEMORY_SHARE):
+                # the budget promised this evaluation the GPU's memory, and processes that are not the candidate's
+                # held more than the budget leaves outside its reservations: the judge's failure, not a verdict
+                reason = (f"ran out of GPU memory with the whole memory budget to itself while other processes held "
+                          f"more than {1 - GPU_MEMORY_SHARE:.0%} of the GPU (not the candidate's fault); "
+                          + held.describe())
+                result.add_flag("judge_error", reason)
+                raise Verdict("crashed", reason) from None
+            result.add_flag("out_of_memory_alone", "ran out of GPU memory with the GPU's memory to itself"
+                                                   + self._memory_account_note(verdict))
+            raise
+
+    @staticmethod
+    def _out_of_gpu_memory(verdict: Verdict, result: EvalResult) -> bool:
+        return bool(OUT_OF_GPU_MEMORY.search(verdict.message or "") or OUT_OF_GPU_MEMORY.search(result.log_tail or ""))
+
+    @staticmethod
+    def _memory_account_note(verdict: Verdict) -> str:
+        held = verdict.memory_account
+        return f"; {held.describe()}" if held is not None else ""
 
     def _run_worker(self, result: EvalResult, task: Task, source: str, prof: EvalProfile, mode: str = "evaluate",
                     arch: str | None = None, plan: BatchPlan | None = None, memory_alone: bool = False) -> None:
@@ -324,6 +352,11 @@ class Judge:
                 session.run(prof.trials, prof.outlier_trials, n_recheck)
                 timed = True
         except Verdict as verdict:
+            if self.admission.budget.capacity is not None and self._out_of_gpu_memory(verdict, result):  # still alive
+                try:
+                    verdict.memory_account = gpu_memory.account(self.device, worker.proc.pid, os.getpid())
+                except Exception:  # noqa: BLE001 - an account that cannot be taken changes no verdict
+                    verdict.memory_account = None
             if verdict.status == "compile_error":
                 errors = summarize_compiler_errors(worker.log_tail(200_000) + "\n" + result.log_tail)
                 if errors:

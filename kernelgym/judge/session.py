@@ -601,24 +601,41 @@ class Session:
             if exacts is not None:
                 check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
             if not check.ok and exacts is not None and outlier == WIDE_OUTLIERS:
-                with self.step("exact_reference"):
-                    allowances = self.wide_allowances(seed, exacts)
-                check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts,
-                                        allowances=allowances)
-                allowance = allowances[check.output] if not check.ok and check.output is not None else None
-                if allowance is not None:
-                    check.reason += (f" (and beyond the float64 result by more than moving the data by a relative "
-                                     f"{self._wide_rel():.3g} moves it, up to {allowance.largest():.3g} in a row)")
+                check = self._compare_wide(seed, refs, tuple(outs), atol, exacts)
+        return check
+
+    def _compare_wide(self, seed: int, refs: tuple, outs: tuple, atol: float, exacts: tuple) -> TrialCheck:
+        """A wide trial's outputs against the float64 result with :meth:`wide_allowances`: from
+        :data:`WIDE_PERTURBATION_PAIRS` pairs of moves, and where that leaves at most
+        :data:`WIDE_AGAIN_MAX_ELEMENTS` elements beyond, once more from :data:`WIDE_PERTURBATION_PAIRS_AGAIN` pairs.
+
+        The allowance is the largest change a *sample* of moves makes, and an element whose terms cancel can be left
+        nearly still by every move of a small sample, by chance, where an honest kernel's rounding moves it (H100,
+        b21456f: one element of L2/20's 134M, 1 of 4 evaluations, in a recheck). A larger sample shrinks that chance
+        geometrically; it is drawn only for the few failures that could be such a miss, so an honest kernel's
+        evaluation pays for it rarely, and a kernel wrong in many elements never."""
+        allowances = None
+        for pairs in (WIDE_PERTURBATION_PAIRS, WIDE_PERTURBATION_PAIRS_AGAIN):
+            with self.step("exact_reference"):
+                allowances = self.wide_allowances(seed, exacts, pairs)
+            check = compare_outputs(refs, outs, atol, self.task.rtol, self.task.check, exacts, allowances=allowances)
+            if check.ok or check.beyond is None or check.beyond > WIDE_AGAIN_MAX_ELEMENTS:
+                break
+        allowance = allowances[check.output] if not check.ok and check.output is not None else None
+        if allowance is not None:
+            check.reason += (f" (and beyond the float64 result by more than moving the data by a relative "
+                             f"{self._wide_rel():.3g} moves it, {pairs} pairs of moves, up to "
+                             f"{allowance.largest():.3g} in a row)")
         return check
 
     def _wide_rel(self) -> float:
         return max(self.task.rtol, WIDE_MIN_REL)
 
-    def wide_allowances(self, seed: int, exacts: tuple) -> tuple:
+    def wide_allowances(self, seed: int, exacts: tuple, pairs: int = 0) -> tuple:
         """Per output of a wide trial, a :class:`~kernelgym.judge.correctness.RowAllowance`: per row (slice along the
         last dimension), how far the float64 result moves when every floating input and parameter moves by the
-        task's relative tolerance (at least :data:`WIDE_MIN_REL`), the largest such move over
-        :data:`WIDE_PERTURBATION_PAIRS` opposite pairs of random moves, times :data:`WIDE_SPREAD_FACTOR` (``inf``
+        task's relative tolerance (at least :data:`WIDE_MIN_REL`), the largest such move over ``pairs`` (default
+        :data:`WIDE_PERTURBATION_PAIRS`) opposite pairs of random moves, times :data:`WIDE_SPREAD_FACTOR` (``inf``
         where a moved result is not finite where the float64 one is); ``None`` for an output that is not a floating
         tensor, and for all of them where the model cannot run so.
 
@@ -637,7 +654,7 @@ class Session:
 
         largest = LargestChange(exacts)
         if not self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS, self._wide_rel(),
-                                                WIDE_PERTURBATION_PAIRS, largest.add):
+                                                pairs or WIDE_PERTURBATION_PAIRS, largest.add):
             return tuple(None for _ in exacts)
         return largest.allowances(WIDE_SPREAD_FACTOR, self._wide_rel())
 
@@ -992,6 +1009,10 @@ WIDE_TASK_DTYPES = ("float32", "float64")
 #: with them, on 7 of 30 with two independent moves), the least relative size of a move (TF32's truncation: 10
 #: bits kept), and the factor on the largest change they make
 WIDE_PERTURBATION_PAIRS = 2
+#: the larger sample of moves drawn where the first leaves at most WIDE_AGAIN_MAX_ELEMENTS elements of an output
+#: beyond the allowance (:meth:`Session._compare_wide`; honest TF32 kernels left 1 to 4)
+WIDE_PERTURBATION_PAIRS_AGAIN = 8
+WIDE_AGAIN_MAX_ELEMENTS = 16
 WIDE_MIN_REL = 2.0 ** -10
 WIDE_SPREAD_FACTOR = 2.0
 

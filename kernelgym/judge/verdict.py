@@ -4,7 +4,10 @@ from __future__ import annotations
 
 
 class Verdict(Exception):
-    """Internal: ends the evaluation with a status and message."""
+    """Internal: ends the evaluation with a status and message. ``memory_account``: where the worker ran out of
+    GPU memory, who held the GPU's memory then (:class:`kernelgym.judge.gpu_memory.MemoryAccount`), or ``None``."""
+
+    memory_account = None
 
     def __init__(self, status: str, message: str):
         super().__init__(message)
