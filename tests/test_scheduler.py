@@ -379,6 +379,28 @@ def test_the_memory_reservation_ends_only_after_the_worker_is_dead(tmp_path, rel
 
 
 @pytest.mark.timeout(300)
+def test_the_timing_is_recorded_and_the_reference_confirmed_within_the_memory_reservation(tmp_path, relu_task,
+                                                                                         monkeypatch):
+    """The eager reference's confirming block runs at full size in the runner after the worker is dead; it holds
+    the evaluation's memory reservation still, and the worker is gone by then."""
+    from conftest import GOOD
+    from kernelgym.judge.admission import MemoryBudget
+    from kernelgym.judge.runner import Judge
+
+    budget, seen = MemoryBudget(1 << 30), []
+    record = Judge._record_timing
+
+    def watched(self, res, task, prof, session):
+        seen.append((budget.holders, session.worker.killed))
+        return record(self, res, task, prof, session)
+
+    monkeypatch.setattr(Judge, "_record_timing", watched)
+    result = cpu_judge_with_budget(tmp_path, budget).evaluate(relu_task, GOOD)
+    assert result.status == "ok" and result.runtime_ms, result.message
+    assert seen == [(1, True)] and budget.holders == 0
+
+
+@pytest.mark.timeout(300)
 def test_waiting_for_gpu_memory_is_reported_as_gpu_wait(tmp_path, relu_task):
     from conftest import GOOD
     from kernelgym.judge.admission import MemoryBudget

@@ -371,23 +371,29 @@ class Judge:
             try:
                 with self.admission.shared("teardown"):
                     worker.kill()
-                    # the memory this process's allocator keeps cached but unused goes back to the driver as the
-                    # reservation ends: the reference's outputs and the copies of the candidate's would otherwise
-                    # stay cached here, outside every reservation, where no worker can use them (on the H200 a
-                    # handover buffer then failed with out-of-memory under KernelBench's 12-28 GiB tasks)
-                    self.reference.release_cached_memory()
+                if timed:  # within this evaluation's memory reservation still: the confirmation runs the reference
+                    # at full size, and outside it, a multi-GB task's confirmation could run beside an evaluation
+                    # given the whole budget (one way L1/17 ran out of memory alone on the H100 at b21456f)
+                    self._record_timing(result, task, prof, session)
+                    self._offer_baseline(result, prof, session)
             finally:
-                session.memory_hold.close()
-                self._in_flight = None
+                try:
+                    with self.admission.shared("teardown"):
+                        # the memory this process's allocator keeps cached but unused goes back to the driver as
+                        # the reservation ends: the reference's outputs and the copies of the candidate's would
+                        # otherwise stay cached here, outside every reservation, where no worker can use them (on
+                        # the H200 a handover buffer then failed with out-of-memory under KernelBench's 12-28 GiB
+                        # tasks)
+                        self.reference.release_cached_memory()
+                finally:
+                    session.memory_hold.close()
+                    self._in_flight = None
             if not result.log_tail.startswith("First compiler errors"):
                 printed = worker.log_tail()
                 result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
             worker.discard()
             if build_dir is not None and folder_bytes(build_dir) > BUILD_FOLDER_LIMIT_BYTES:
                 remove_tree(build_dir)  # what a build leaves is tens of MB; the rest is not a build's, nor kept
-        if timed:
-            self._record_timing(result, task, prof, session)
-            self._offer_baseline(result, prof, session)
 
     def _offer_baseline(self, res: EvalResult, prof: EvalProfile, session: Session) -> None:
         """Offer the eager figure this evaluation measured and confirmed to its batch (:mod:`kernelgym.judge.batch`),
