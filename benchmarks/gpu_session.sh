@@ -36,6 +36,7 @@ if run datasets; then
   mkdir -p "$OUT/eval" "$OUT/collect"
   solutions=kernelgym/suite/solutions/triton
   if [ -n "${DS_ONLY:-}" ]; then  # some solutions only, each DS_REPEAT times (samples: L2/15_x/<r>.py)
+    rm -rf /tmp/ds_only  # a warm machine keeps an earlier call's copies (they were evaluated again once)
     for f in ${DS_ONLY//,/ }; do for r in $(seq 1 ${DS_REPEAT:-1}); do
       mkdir -p "/tmp/ds_only/$f" && cp "$solutions/$f.py" "/tmp/ds_only/$f/$r.py"; done; done
     solutions=/tmp/ds_only

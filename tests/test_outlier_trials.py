@@ -234,7 +234,7 @@ def test_a_few_elements_beyond_the_wide_allowance_are_judged_again_with_more_mov
     pairs_drawn: list[int] = []
     allowances = session.Session.wide_allowances
 
-    def recorded(self, seed, exacts, pairs=0):
+    def recorded(self, seed, exacts, pairs=None):
         pairs_drawn.append(pairs)
         return allowances(self, seed, exacts, pairs)
 

@@ -229,35 +229,41 @@ def bootstrap_workers() -> set[int]:
 
 
 class WorkerWatchingLock(RecordingLock):
-    """Notes, as each shared hold ends, how many judge workers started after the lock was made are alive (workers
-    of other judges in this process, such as a fixture's spares, are not counted)."""
+    """Notes, as each shared hold starts and ends, its label and how many judge workers started after the lock was
+    made are alive (workers of other judges in this process, such as a fixture's spares, are not counted)."""
 
     def __init__(self):
         super().__init__()
         self.workers_at_release: list[int] = []
+        self.watched: list[tuple[str | None, int, int]] = []  # (label, workers at entry, workers at release)
         self.earlier = bootstrap_workers()
 
     @contextlib.contextmanager
     def shared(self, label=None):
         with super().shared(label):
+            entry = len(bootstrap_workers() - self.earlier)
             try:
                 yield
             finally:
                 self.workers_at_release.append(len(bootstrap_workers() - self.earlier))
+                self.watched.append((label, entry, self.workers_at_release[-1]))
 
 
 @pytest.mark.timeout(300)
 def test_a_worker_is_killed_with_the_gpu_held(tmp_path, relu_task):
     """A CUDA context's teardown slows the whole GPU, so the worker dies inside a shared hold, never during another
-    evaluation's timed block: the last hold ends with no worker left, the one before it with the worker alive."""
+    evaluation's timed block: one teardown hold starts with the worker alive and ends with none, and every hold
+    after it (the runner's cached memory given back) starts with none."""
     from conftest import GOOD
     from kernelgym.judge.runner import Judge
 
     lock = WorkerWatchingLock()
     result = Judge(device="cpu", cache_dir=tmp_path, gpu_lock=lock, prestart_workers=False).evaluate(relu_task, GOOD)
     assert result.status == "ok", result.message
-    assert lock.log[-1][:2] == ("shared", "out")  # nothing after the kill's hold
-    assert lock.workers_at_release[-1] == 0 and lock.workers_at_release[-2] >= 1, lock.workers_at_release
+    assert lock.log[-1][:2] == ("shared", "out")  # the evaluation ends in a shared hold
+    died = [i for i, (_, entry, release) in enumerate(lock.watched) if entry >= 1 and release == 0]
+    assert len(died) == 1 and lock.watched[died[0]][0] == "teardown", lock.watched
+    assert all(entry == 0 for _, entry, _ in lock.watched[died[0] + 1:]), lock.watched
 
 
 def test_a_reservation_of_the_whole_budget_is_not_starved_by_smaller_ones():

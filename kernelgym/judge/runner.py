@@ -352,8 +352,9 @@ class Judge:
                 session.run(prof.trials, prof.outlier_trials, n_recheck)
                 timed = True
         except Verdict as verdict:
-            if self.admission.budget.capacity is not None and self._out_of_gpu_memory(verdict, result):  # still alive
-                try:
+            if self.admission.budget.capacity is not None and (self._out_of_gpu_memory(verdict, result)
+                                                               or OUT_OF_GPU_MEMORY.search(worker.log_tail())):
+                try:  # while the worker still lives
                     verdict.memory_account = gpu_memory.account(self.device, worker.proc.pid, os.getpid())
                 except Exception:  # noqa: BLE001 - an account that cannot be taken changes no verdict
                     verdict.memory_account = None
@@ -388,12 +389,18 @@ class Judge:
                 finally:
                     session.memory_hold.close()
                     self._in_flight = None
-            if not result.log_tail.startswith("First compiler errors"):
-                printed = worker.log_tail()
-                result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
-            worker.discard()
-            if build_dir is not None and folder_bytes(build_dir) > BUILD_FOLDER_LIMIT_BYTES:
-                remove_tree(build_dir)  # what a build leaves is tens of MB; the rest is not a build's, nor kept
+                    self._keep_log_and_discard(result, worker, build_dir)
+
+    @staticmethod
+    def _keep_log_and_discard(result: EvalResult, worker: StartedWorker, build_dir: Path | None) -> None:
+        """After the worker is dead: its printed log into ``result.log_tail`` (unless compiler errors took its
+        place), its scratch gone, and a build folder that grew beyond a build's size removed."""
+        if not result.log_tail.startswith("First compiler errors"):
+            printed = worker.log_tail()
+            result.log_tail = "\n".join(x for x in (printed, result.log_tail) if x)[-LOG_TAIL_CHARS:]
+        worker.discard()
+        if build_dir is not None and folder_bytes(build_dir) > BUILD_FOLDER_LIMIT_BYTES:
+            remove_tree(build_dir)  # what a build leaves is tens of MB; the rest is not a build's, nor kept
 
     def _offer_baseline(self, res: EvalResult, prof: EvalProfile, session: Session) -> None:
         """Offer the eager figure this evaluation measured and confirmed to its batch (:mod:`kernelgym.judge.batch`),
