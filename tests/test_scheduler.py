@@ -326,6 +326,43 @@ def test_a_large_reservation_is_not_starved_by_a_stream_of_small_ones():
     assert admitted["after_s"] < 0.5 + 0.1 + 1.0  # the bound, one small hold, scheduling slack
 
 
+def test_past_the_bound_a_reservation_passes_only_where_it_cannot_delay_the_earliest_waiting_one():
+    """Backfilling: past the bound, a later reservation that fits passes a waiting large one only where, with the
+    reservations admitted since the large one began to wait, it leaves the large one room once the holders from
+    before it are gone. The large one then enters the moment those end, beside what passed it."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, order = MemoryBudget(10, bypass_bound_s=0.05), []
+    holder = budget.reserve(6)  # before the large one: it must wait for this one whatever passes it
+    holder.__enter__()
+
+    def reserve(name, nbytes, hold: threading.Event | None = None):
+        with budget.reserve(nbytes):
+            order.append(name)
+            if hold is not None:
+                hold.wait(timeout=10)
+
+    large = threading.Thread(target=reserve, args=("large", 8))
+    large.start()
+    time.sleep(0.2)  # past the bound
+    keep = threading.Event()
+    fits_beside = threading.Thread(target=reserve, args=("2 beside", 2, keep))  # 2 + 8 <= 10: cannot delay it
+    fits_beside.start()
+    time.sleep(0.2)
+    assert order == ["2 beside"]
+    would_delay = threading.Thread(target=reserve, args=("1 more", 1))  # fits now (6 + 2 + 1), but 2 + 1 + 8 > 10
+    would_delay.start()
+    time.sleep(0.2)
+    assert order == ["2 beside"]
+    holder.__exit__(None, None, None)
+    large.join(timeout=5)
+    assert order[:2] == ["2 beside", "large"]  # the large one entered beside the one that passed it
+    keep.set()
+    fits_beside.join(timeout=5)
+    would_delay.join(timeout=5)
+    assert order == ["2 beside", "large", "1 more"] and budget.holders == 0 and budget.reserved == 0
+
+
 def test_small_reservations_pass_a_waiting_large_one_within_the_bound():
     """Below the bound, memory a large reservation cannot use yet goes to smaller ones that fit."""
     from kernelgym.judge.admission import MemoryBudget

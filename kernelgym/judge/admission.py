@@ -179,10 +179,11 @@ class NoLock:
         yield
 
 
-#: longest a reservation that does not fit yet lets later, smaller ones pass it (seconds): past it, no later
-#: reservation is admitted until it has been. Below it, small evaluations fill the memory a large one cannot use
-#: yet; above it, the large one waits at most for the evaluations holding memory to end. Without the bound a
-#: 99 GiB reservation waited 275-321 s behind a stream of small ones on the H200 (docs/BENCHMARKS.md, tenth session)
+#: longest a reservation that does not fit yet lets later, smaller ones pass it freely (seconds): past it, a later
+#: reservation passes only where it cannot delay it (:meth:`MemoryBudget._may_enter`). Below it, small evaluations
+#: fill the memory a large one cannot use yet; above it, the large one waits at most for the evaluations holding
+#: memory then to end. Without the bound a 99 GiB reservation waited 275-321 s behind a stream of small ones on the
+#: H200 (docs/BENCHMARKS.md, tenth session)
 MEMORY_BYPASS_BOUND_S = 10.0
 
 
@@ -191,11 +192,14 @@ class MemoryBudget:
     reservations would exceed ``capacity`` bytes. One evaluation alone is always admitted, however large, so a
     task bigger than the budget runs by itself instead of never.
 
-    No reservation is starved. Waiting reservations queue in arrival order; a later one that fits may pass an
-    earlier one that does not only while the earliest waiting has waited less than ``bypass_bound_s``, and never
-    while a reservation of the whole capacity (an evaluation that must have the memory to itself) waits. So the
-    earliest waiting reservation waits at most the bound plus the run of the evaluations holding memory when the
-    bound passed, and each later one in turn.
+    No reservation is starved. Waiting reservations queue in arrival order; a later one that fits may pass the
+    earliest waiting one freely while that has waited less than ``bypass_bound_s``, and past the bound only where it
+    cannot delay it: where the reservations admitted since the earliest began to wait, the passing one included,
+    leave room for it (backfilling: once the holders from before it are gone, it fits). None passes while a
+    reservation of the whole capacity (an evaluation that must have the memory to itself) waits. So the earliest
+    waiting reservation waits at most the bound plus the run of the evaluations holding memory when the bound
+    passed, and each later one in turn; and a large one waiting does not idle the memory it leaves free (on the
+    H100, batch B's L2/20 rows waited up to 90 s behind L1/15's 41 GB reservations while 22 GB stood unused).
     """
 
     def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):
@@ -204,7 +208,9 @@ class MemoryBudget:
         self._cond = threading.Condition()
         self.reserved = 0
         self.holders = 0
-        self._waiting: collections.OrderedDict[object, tuple[float, bool]] = collections.OrderedDict()
+        #: waiting tickets in arrival order: (since, whole capacity, bytes)
+        self._waiting: collections.OrderedDict[object, tuple[float, bool, int]] = collections.OrderedDict()
+        self._holding: dict[object, tuple[float, int]] = {}  # admitted tickets: (admitted at, bytes)
 
     def _may_enter(self, ticket: object, nbytes: int) -> bool:
         if self.holders and self.reserved + nbytes > self.capacity:
@@ -212,16 +218,20 @@ class MemoryBudget:
         oldest = next(iter(self._waiting))
         if oldest is ticket:
             return True
-        if any(whole for _, whole in self._waiting.values()):
+        if any(whole for _, whole, _ in self._waiting.values()):
             return False  # nobody passes a reservation of the whole capacity
-        return time.monotonic() - self._waiting[oldest][0] < self.bypass_bound_s
+        since, _, need = self._waiting[oldest]
+        if time.monotonic() - since < self.bypass_bound_s:
+            return True
+        admitted_since = sum(n for at, n in self._holding.values() if at > since)
+        return admitted_since + nbytes + need <= self.capacity
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
         nbytes = max(0, min(int(nbytes), self.capacity))
         ticket = object()
         with self._cond:
-            self._waiting[ticket] = (time.monotonic(), nbytes >= self.capacity > 0)
+            self._waiting[ticket] = (time.monotonic(), nbytes >= self.capacity > 0, nbytes)
             try:
                 while not self._may_enter(ticket, nbytes):
                     self._cond.wait()  # woken by every release and every admission
@@ -230,12 +240,14 @@ class MemoryBudget:
                 self._cond.notify_all()  # the next in line may enter now
             self.reserved += nbytes
             self.holders += 1
+            self._holding[ticket] = (time.monotonic(), nbytes)
         try:
             yield
         finally:
             with self._cond:
                 self.reserved -= nbytes
                 self.holders -= 1
+                del self._holding[ticket]
                 self._cond.notify_all()
 
 
