@@ -199,7 +199,8 @@ class MemoryBudget:
     reservation of the whole capacity (an evaluation that must have the memory to itself) waits. So the earliest
     waiting reservation waits at most the bound plus the run of the evaluations holding memory when the bound
     passed, and each later one in turn; and a large one waiting does not idle the memory it leaves free (on the
-    H100, batch B's L2/20 rows waited up to 90 s behind L1/15's 39.6 GiB reservations while 23.7 GiB of the budget stood unused (L2/20 reserves 14.0)).
+    H100, batch B's L2/20 rows, 14.0 GiB each, waited up to 90 s behind L1/15's 39.6 GiB reservations while 23.7 GiB
+    of the budget stood unused).
     """
 
     def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):
