@@ -57,6 +57,7 @@ def test_multi_turn_truncates_after_max_turns_and_feedback_carries_errors(judge)
     obs, r2, term, trunc, info = env.step("not code at all")
     assert (term, trunc) == (False, True)
     assert info["result"]["stage"] == "format"
+    assert info["judge_fault"] is False and info["result"]["judge_fault"] is False  # the text's own verdict
     with pytest.raises(RuntimeError):
         env.step(GOOD)
 

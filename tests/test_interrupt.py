@@ -58,7 +58,7 @@ def test_close_with_abort_ends_running_evaluations_and_cancels_queued_ones(relu_
     for future in futures[:2]:
         result = future.result(timeout=0)
         assert result.status == "crashed" and "aborted by its caller" in result.message
-        assert [f["name"] for f in result.flags] == ["aborted"]
+        assert [f["name"] for f in result.flags] == ["aborted"] and result.judge_fault
     assert worker_processes() == []  # the running workers and every spare are gone
     with pytest.raises(RuntimeError, match="abort=True"):
         evaluator.submit(relu_task, GOOD)

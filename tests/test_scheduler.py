@@ -683,6 +683,7 @@ def test_running_out_of_memory_alone_is_the_judges_fault_only_where_others_held_
     assert result.status == status, result.message
     names = [f["name"] for f in result.flags]
     assert "retried_alone" in names and flag in names, result.flags
+    assert result.judge_fault == (flag == "judge_error") and result.to_dict()["judge_fault"] == result.judge_fault
     reason = next(f["reason"] for f in result.flags if f["name"] == flag)
     assert f"the runner {runner_gib:.2f} GiB" in reason and "the candidate's processes 14.00 GiB" in reason
     assert len(taken) == 2 and taken[0] != taken[1]  # each attempt's own worker, accounted while it lived

@@ -149,7 +149,8 @@ class KernelEnv(gym.Env):
         truncated = (not terminated) and turn >= self.max_turns
         self._done = terminated or truncated
         self._feedback = render_feedback(result.to_dict(), profiling=self.profiling_feedback)
-        info = {"result": result.to_dict(), "task_id": self.task.id, "task_set": self.task.task_set, "turn": turn}
+        info = {"result": result.to_dict(), "task_id": self.task.id, "task_set": self.task.task_set, "turn": turn,
+                "judge_fault": result.judge_fault}
         return self._observation(), reward, bool(terminated), bool(truncated), info
 
     def render(self):

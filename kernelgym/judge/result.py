@@ -68,6 +68,10 @@ STAGES = ("format", "static", "compile", "correctness", "timing", "done")
 STATUSES = ("ok", "compile_error", "runtime_error", "timeout", "incorrect", "rejected", "crashed", "unsupported")
 
 
+#: flags that make a result a verdict about the judge or its caller (:attr:`EvalResult.judge_fault`)
+JUDGE_FAULT_FLAGS = ("judge_error", "aborted")
+
+
 @dataclass
 class EvalResult:
     """Verdict of one evaluation. See the module docstring for each field's meaning."""
@@ -115,6 +119,13 @@ class EvalResult:
         """True only when every correctness trial passed and no guard rejected the candidate."""
         return self.status == "ok"
 
+    @property
+    def judge_fault(self) -> bool:
+        """True where the result is a verdict about the judge or its caller, not the candidate (a flag of
+        :data:`JUDGE_FAULT_FLAGS`: the judge failed, ran short of GPU memory it had promised, or the evaluation was
+        aborted): its status and reward say nothing of the text, so a trainer drops such a sample."""
+        return any(isinstance(f, dict) and f.get("name") in JUDGE_FAULT_FLAGS for f in self.flags)
+
     def add_flag(self, name: str, reason: str) -> None:
         self.flags.append({"name": name, "reason": reason})
 
@@ -123,6 +134,7 @@ class EvalResult:
         data = dataclasses.asdict(self)
         data["compiled"] = self.compiled
         data["correct"] = self.correct
+        data["judge_fault"] = self.judge_fault
         return data
 
     def to_json(self) -> str:
