@@ -15,6 +15,8 @@ def test_the_compute_apps_of_one_device_are_read_and_the_rest_skipped():
             f"101, 40, {UUID}\n"
             "pid, used_memory [MiB], gpu_uuid\n")
     assert gpu_memory.parse_compute_apps(text, UUID.removeprefix("GPU-").upper()) == {101: 14600 << 20}
+    assert gpu_memory.parse_compute_apps(text, f"UUID('{UUID[4:]}')") == {101: 14600 << 20}
+    assert gpu_memory.parse_compute_apps(text, "no uuid here") == {}
 
 
 def test_a_workers_children_count_as_the_candidates_whatever_their_group():

@@ -17,6 +17,7 @@ ran out with the GPU to itself by the budget's account, 1.57 of 79.18 GiB free, 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -28,15 +29,25 @@ QUERY_TIMEOUT_S = 10.0
 MIB = 1 << 20
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def canonical_uuid(text: str) -> str | None:
+    """The ``8-4-4-4-12`` hex UUID inside ``text`` (``GPU-…`` as ``nvidia-smi`` writes it, bare or wrapped as torch may
+    print it), lower-case; ``None`` where there is none."""
+    found = _UUID.search(text.lower())
+    return found.group(0) if found else None
+
+
 def parse_compute_apps(text: str, uuid: str) -> dict[int, int]:
     """``nvidia-smi --query-compute-apps=pid,used_memory,gpu_uuid --format=csv,noheader,nounits`` output to
-    ``{pid: bytes}`` for the device whose UUID is ``uuid`` (with or without the ``GPU-`` prefix). Lines that do not
+    ``{pid: bytes}`` for the device whose UUID is ``uuid`` (:func:`canonical_uuid`: any writing of it). Lines that do not
     parse (``[N/A]`` memory, a header) are skipped; a pid listed twice is summed."""
-    want = uuid.lower().removeprefix("gpu-")
+    want = canonical_uuid(uuid)
     held: dict[int, int] = {}
     for line in text.splitlines():
         fields = [f.strip() for f in line.split(",")]
-        if len(fields) != 3 or fields[2].lower().removeprefix("gpu-") != want:
+        if want is None or len(fields) != 3 or canonical_uuid(fields[2]) != want:
             continue
         try:
             pid, mib = int(fields[0]), int(float(fields[1]))

@@ -40,8 +40,12 @@ def test_the_account_gives_a_childs_memory_to_its_worker_and_the_runners_to_the_
         assert worker.stdout.readline().strip() == "held"
         held = gpu_memory.memory_by_process("cuda:0")
         assert held is not None, "nvidia-smi could not be asked"
-        if not held:
+        listed = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,gpu_uuid", "--format=csv,noheader"],
+                                capture_output=True, text=True, check=True).stdout
+        print("\nLISTED", listed.strip().splitlines()[:8], "UUID", gpu_memory.device_uuid("cuda:0"))
+        if not listed.strip():
             pytest.skip("the driver lists no process on this machine (another PID namespace): no account is taken")
+        assert held, "processes are listed, none matched this device's UUID"
         account = gpu_memory.account("cuda:0", worker.pid, os.getpid())
         assert account is not None
         print("\nACCOUNT", account.describe())
