@@ -227,8 +227,8 @@ def test_a_few_elements_beyond_the_wide_allowance_are_judged_again_with_more_mov
     miss, so those few are judged again with :data:`WIDE_PERTURBATION_PAIRS_AGAIN` pairs (a miss of two pairs failed
     one element of L2/20's 134M on the H100). Here the first sample is empty (no allowance at all): the TF32 kernel
     fails it by about a hundred elements, within a cap raised to the output's size, and passes the second; with the
-    cap at 0 elements there is no second sample and it stays incorrect; a kernel wrong in every element never gets
-    one under the real cap."""
+    cap at 0 elements, or the first sample taking longer than allowed, there is no second sample and it stays
+    incorrect; a kernel wrong in every element never gets one under the real cap."""
     from kernelgym.judge import session
 
     pairs_drawn: list[int] = []
@@ -246,11 +246,14 @@ def test_a_few_elements_beyond_the_wide_allowance_are_judged_again_with_more_mov
     assert result.status == "ok", result.message
     assert session.WIDE_PERTURBATION_PAIRS_AGAIN in pairs_drawn and pairs_drawn[0] == 0
 
-    monkeypatch.setattr(session, "WIDE_AGAIN_MAX_ELEMENTS", 0)
-    pairs_drawn.clear()
-    result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
-    assert result.status == "incorrect" and "wide trial" in result.message, result.message
-    assert session.WIDE_PERTURBATION_PAIRS_AGAIN not in pairs_drawn
+    for name, value in (("WIDE_AGAIN_MAX_ELEMENTS", 0), ("WIDE_AGAIN_MAX_FIRST_S", -1.0)):  # too many; too slow
+        monkeypatch.setattr(session, "WIDE_AGAIN_MAX_ELEMENTS", 64 * 64)
+        monkeypatch.setattr(session, name, value)
+        pairs_drawn.clear()
+        result = judge.evaluate(task, TF32_OPERANDS, profile=SHORT, torch_policy="off")
+        assert result.status == "incorrect" and "wide trial" in result.message, (name, result.message)
+        assert session.WIDE_PERTURBATION_PAIRS_AGAIN not in pairs_drawn
+    monkeypatch.setattr(session, "WIDE_AGAIN_MAX_FIRST_S", 10.0)
 
     monkeypatch.setattr(session, "WIDE_PERTURBATION_PAIRS", 2)
     monkeypatch.setattr(session, "WIDE_AGAIN_MAX_ELEMENTS", 16)
