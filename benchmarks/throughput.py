@@ -511,6 +511,7 @@ def summarize(runs: list[Run], wall_s: float, gpus: int, holds: list, t0: float,
             "service_s": percentiles([r.service_s for r in evaluated]),
             "gpu_share": busy_shares(holds, t0, t1), "drains_by_step_s": drains_by_step(holds),
             "median_stage_s": {k: _round(statistics.median(v)) for k, v in sorted(stages.items())},
+            "summed_wait_s": {k: _round(sum(stages.get(k, ()))) for k in ("gpu_wait", "memory_wait", "startup")},
             "statuses_by_family": statuses, "as_expected": len(evaluated) - len(unexpected),
             "eager_figures": eager,
             "unexpected": [{k: u[k] for k in ("index", "task", "variant", "status", "message")} for u in unexpected]}
@@ -580,6 +581,8 @@ def figures_lines(label: str, fig: dict) -> list[str]:
             f"{pct['timing']}, correctness {pct['correctness']} (draining {pct['draining']}), idle {pct['idle']}",
             f"  timers drained for (s, by the step waited for last): {fig.get('drains_by_step_s')}",
             f"  median stage s: {fig['median_stage_s']}",
+            f"  summed over the rows (s; memory_wait is gpu_wait's part spent waiting for memory): "
+            f"{fig.get('summed_wait_s')}",
             f"  statuses by family: {fig['statuses_by_family']}; as labelled {fig['as_expected']}/{fig['evaluated']}",
             f"  eager figures by origin: {fig.get('eager_figures')}"]
             + [f"  UNEXPECTED {u['variant']} {u['task']}: {u['status']}: {u['message'][:160]}"

@@ -457,7 +457,7 @@ def test_waiting_for_gpu_memory_is_reported_as_gpu_wait(tmp_path, relu_task):
 
     result = cpu_judge_with_budget(tmp_path, SlowBudget(1 << 30)).evaluate(relu_task, GOOD)
     assert result.status == "ok", result.message
-    assert result.durations["gpu_wait"] >= 1.5
+    assert result.durations["gpu_wait"] >= result.durations["memory_wait"] >= 1.5  # memory's part of the wait
 
 
 @pytest.mark.timeout(300)

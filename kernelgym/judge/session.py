@@ -285,6 +285,7 @@ class Session:
             waited = time.monotonic() - asked
             self.postpone(waited)
             self.waited_s += waited  # reported as gpu_wait, beside the lock's waits, not hidden in start-up
+            self.result.durations["memory_wait"] = round(waited, 3)  # the part of gpu_wait that was memory
             with streams.own(self.reference.device):  # not behind the other evaluations' work (judge/streams.py)
                 self._gpu_stages(n_standard, n_outlier, n_recheck)
         finally:
