@@ -40,6 +40,7 @@ def test_a_workers_children_count_as_the_candidates_whatever_their_group():
         bigger = gpu_memory.account("cuda:0", worker.pid, 1, held={**held, 999_999_999: 14 * GIB},
                                     free_total=(2 * GIB, 80 * GIB))
         assert bigger.others == 14 * GIB and bigger.others_beyond(0.8)  # 17 GiB outside the candidate's tree
+        assert not bigger.others_beyond(0.8, runner_own=2 * GIB)  # the runner's first 2 GiB were the evaluation's
     finally:
         subprocess.run(["pkill", "-KILL", "-P", str(worker.pid)], check=False)
         worker.kill()

@@ -656,13 +656,15 @@ def forge():
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("runner_gib, status, flag", [(30, "crashed", "judge_error"),
-                                                      (2, "runtime_error", "out_of_memory_alone")])
+@pytest.mark.parametrize("runner_gib, need_gib, status, flag", [(30, 0, "crashed", "judge_error"),
+                                                                (2, 0, "runtime_error", "out_of_memory_alone"),
+                                                                (30, 20, "runtime_error", "out_of_memory_alone")])
 def test_running_out_of_memory_alone_is_the_judges_fault_only_where_others_held_the_memory(
-        tmp_path, relu_task, monkeypatch, runner_gib, status, flag):
+        tmp_path, relu_task, monkeypatch, runner_gib, need_gib, status, flag):
     """With the whole budget to itself, a worker that runs out of GPU memory gets its verdict unless the driver's
     account shows processes outside its tree (here the runner) holding more than the budget leaves outside its
-    reservations (20% of the GPU)."""
+    reservations (20% of the GPU) for other work than this evaluation: the runner's memory up to the evaluation's
+    own need is the evaluation's (a candidate can make the runner compute a float64 result, then run out itself)."""
     from kernelgym.judge import gpu_memory
     from kernelgym.judge.admission import MemoryBudget
     from kernelgym.testing.candidates import indent, kernel_forward
@@ -678,6 +680,7 @@ def test_running_out_of_memory_alone_is_the_judges_fault_only_where_others_held_
     monkeypatch.setattr(gpu_memory, "real_account", gpu_memory.account, raising=False)
     monkeypatch.setattr(gpu_memory, "account", account)
     judge = cpu_judge_with_budget(tmp_path, MemoryBudget(1 << 30))
+    monkeypatch.setattr(judge, "memory_need", lambda task: need_gib * gib)
     result = judge.evaluate(relu_task, kernel_forward(indent('raise RuntimeError("CUDA out of memory. Tried to '
                                                              'allocate 4.58 GiB")')))
     assert result.status == status, result.message

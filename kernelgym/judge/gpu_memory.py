@@ -91,15 +91,18 @@ class MemoryAccount:
     runner: int
     others: int
 
-    def not_the_candidates(self) -> int:
-        """What processes outside the candidate's tree held: the runner's and the others'. Memory the driver
-        attributes to no listed process is not counted here (it may be the candidate's)."""
-        return self.runner + self.others
+    def not_the_candidates(self, runner_own: int = 0) -> int:
+        """What processes outside the candidate's tree held for other work than this evaluation: the others' and the
+        runner's beyond ``runner_own`` (what the evaluation's own reservation covers on the runner's side: its
+        reference outputs, its float64 results, its copies of the candidate's outputs, all of which a candidate can
+        make the runner compute). Memory the driver attributes to no listed process is not counted (it may be the
+        candidate's)."""
+        return self.others + max(0, self.runner - runner_own)
 
-    def others_beyond(self, share: float) -> bool:
-        """Whether memory the candidate did not hold exceeded the part of the GPU (``1 - share`` of its total) that
-        a memory budget of ``share`` leaves outside its reservations."""
-        return self.not_the_candidates() > (1.0 - share) * self.total
+    def others_beyond(self, share: float, runner_own: int = 0) -> bool:
+        """Whether memory held for other work than this evaluation (:meth:`not_the_candidates`) exceeded the part of
+        the GPU (``1 - share`` of its total) that a memory budget of ``share`` leaves outside its reservations."""
+        return self.not_the_candidates(runner_own) > (1.0 - share) * self.total
 
     def describe(self) -> str:
         gib = 1 << 30

@@ -302,9 +302,11 @@ class Judge:
             if not self._out_of_gpu_memory(verdict, result):
                 raise
             held = verdict.memory_account
-            if held is not None and held.others_beyond(GPU_MEMORY_SHARE):
+            if held is not None and held.others_beyond(GPU_MEMORY_SHARE, runner_own=self.memory_need(task)):
                 # the budget promised this evaluation the GPU's memory, and processes that are not the candidate's
-                # held more than the budget leaves outside its reservations: the judge's failure, not a verdict
+                # held more than the budget leaves outside its reservations for other work than this evaluation
+                # (the runner's memory up to the evaluation's own need is the evaluation's, and a candidate can make
+                # the runner fill it: a float64 result it asks for by being imprecise): the judge's failure
                 reason = (f"ran out of GPU memory with the whole memory budget to itself while other processes held "
                           f"more than {1 - GPU_MEMORY_SHARE:.0%} of the GPU (not the candidate's fault); "
                           + held.describe())
