@@ -209,8 +209,8 @@ class MemoryBudget:
         self._cond = threading.Condition()
         self.reserved = 0
         self.holders = 0
-        #: waiting tickets in arrival order: (since, whole capacity, bytes)
-        self._waiting: collections.OrderedDict[object, tuple[float, bool, int]] = collections.OrderedDict()
+        #: waiting tickets in arrival order: (since, bytes)
+        self._waiting: collections.OrderedDict[object, tuple[float, int]] = collections.OrderedDict()
         self._holding: dict[object, tuple[float, int]] = {}  # admitted tickets: (admitted at, bytes)
 
     def _may_enter(self, ticket: object, nbytes: int) -> bool:
@@ -219,9 +219,9 @@ class MemoryBudget:
         oldest = next(iter(self._waiting))
         if oldest is ticket:
             return True
-        if any(whole for _, whole, _ in self._waiting.values()):
+        if any(waiting >= self.capacity > 0 for _, waiting in self._waiting.values()):
             return False  # nobody passes a reservation of the whole capacity
-        since, _, need = self._waiting[oldest]
+        since, need = self._waiting[oldest]
         if time.monotonic() - since < self.bypass_bound_s:
             return True
         admitted_since = sum(n for at, n in self._holding.values() if at > since)
@@ -232,7 +232,7 @@ class MemoryBudget:
         nbytes = max(0, min(int(nbytes), self.capacity))
         ticket = object()
         with self._cond:
-            self._waiting[ticket] = (time.monotonic(), nbytes >= self.capacity > 0, nbytes)
+            self._waiting[ticket] = (time.monotonic(), nbytes)
             try:
                 while not self._may_enter(ticket, nbytes):
                     self._cond.wait()  # woken by every release and every admission

@@ -33,16 +33,16 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 
 def canonical_uuid(text: str) -> str | None:
-    """The ``8-4-4-4-12`` hex UUID inside ``text`` (``GPU-…`` as ``nvidia-smi`` writes it, bare or wrapped as torch may
-    print it), lower-case; ``None`` where there is none."""
+    """The ``8-4-4-4-12`` hex UUID inside ``text`` (``GPU-…`` as ``nvidia-smi`` writes it, bare or wrapped as torch
+    may print it), lower-case; ``None`` where there is none."""
     found = _UUID.search(text.lower())
     return found.group(0) if found else None
 
 
 def parse_compute_apps(text: str, uuid: str) -> dict[int, int]:
     """``nvidia-smi --query-compute-apps=pid,used_memory,gpu_uuid --format=csv,noheader,nounits`` output to
-    ``{pid: bytes}`` for the device whose UUID is ``uuid`` (:func:`canonical_uuid`: any writing of it). Lines that do not
-    parse (``[N/A]`` memory, a header) are skipped; a pid listed twice is summed."""
+    ``{pid: bytes}`` for the device whose UUID is ``uuid`` (:func:`canonical_uuid`: any writing of it). Lines that do
+    not parse (``[N/A]`` memory, a header) are skipped; a pid listed twice is summed."""
     want = canonical_uuid(uuid)
     held: dict[int, int] = {}
     for line in text.splitlines():

@@ -144,8 +144,9 @@ class ReferenceSide:
         made on the host instead, :meth:`_run_exact`): every floating input and parameter multiplied by
         ``1 + rel * u`` and then by ``1 - rel * u``, ``u`` uniform in [-1, 1] per element, drawn afresh for each
         pair from a generator seeded by ``seed``. How far the exact result moves when the data moves by a relative
-        ``rel``: the sensitivity the wide trial allows for (:meth:`kernelgym.judge.session.Session.wide_allowances`). One moved result at a time, never kept here
-        (L1/15's is 9.8 GB in float64). False where :meth:`exact_outputs` is ``None``.
+        ``rel``: the sensitivity the wide trial allows for (:meth:`kernelgym.judge.session.Session.wide_allowances`).
+        One moved result at a time, never kept here (L1/15's is 9.8 GB in float64). False where
+        :meth:`exact_outputs` is ``None``.
 
         In opposite pairs because where the result is a threshold's (a gate's sigmoid, a saturated tanh, of terms
         that cancel) only a move towards the threshold shows how far a rounding can take it: honest TF32 kernels

@@ -283,7 +283,8 @@ class Judge:
         judge's doing, not the candidate's; an out-of-memory error when alone is its verdict (flag
         ``out_of_memory_alone``), unless the driver's account (:mod:`kernelgym.judge.gpu_memory`, taken while the
         worker still lived) shows processes outside the candidate's tree holding more than the budget leaves outside
-        its reservations: then the evaluation is ``crashed`` with a ``judge_error`` flag, no verdict on the
+        its reservations for other work than this evaluation (the runner's memory up to :meth:`memory_need` counts
+        as the evaluation's): then the evaluation is ``crashed`` with a ``judge_error`` flag, no verdict on the
         candidate. A candidate that fakes the message gains nothing but one more evaluation of itself, and a crash
         where the judge failed."""
         before = copy.deepcopy(result)

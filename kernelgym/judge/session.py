@@ -607,16 +607,15 @@ class Session:
         return check
 
     def _compare_wide(self, seed: int, refs: tuple, outs: tuple, atol: float, exacts: tuple) -> TrialCheck:
-        """A wide trial's outputs against the float64 result with :meth:`wide_allowances`: from
-        :data:`WIDE_PERTURBATION_PAIRS` pairs of moves, and where that leaves at most
-        :data:`WIDE_AGAIN_MAX_ELEMENTS` elements beyond, once more from :data:`WIDE_PERTURBATION_PAIRS_AGAIN` pairs.
+        """A wide trial's outputs against the float64 result with :meth:`wide_allowances`, by the rule of
+        :func:`compare_wide` (a second, larger sample of moves for a failure by a few elements).
 
         The allowance is the largest change a *sample* of moves makes, and an element whose terms cancel can be left
         nearly still by every move of a small sample, by chance, where an honest kernel's rounding moves it (H100,
         b21456f: one element of L2/20's 134M, in a recheck; benchmarks/wide_allowance_replay.py finds such misses on
-        the CPU where a row's two wide terms cancel). A larger sample shrinks that chance
-        geometrically; it is drawn only for the few failures that could be such a miss, so an honest kernel's
-        evaluation pays for it rarely, and a kernel wrong in many elements never."""
+        the CPU where a row's two wide terms cancel). A larger sample shrinks that chance geometrically; it is drawn
+        only for the few failures that could be such a miss, so an honest kernel's evaluation pays for it rarely,
+        and a kernel wrong in many elements never."""
         def allowances_for(pairs: int) -> tuple:
             with self.step("exact_reference"):
                 return self.wide_allowances(seed, exacts, pairs)
@@ -894,9 +893,9 @@ class Session:
         (its time counts as the others', and never in the compared calls' floor). The trials run before the
         timing, so a forward that counts its calls, or tells timed calls by the pauses around them, could be exact
         there alone and skip what only outliers need in its timed calls, where inputs were all standard: a softmax
-        that dropped its row maximum passed every compared timed call (a red-team finding). A forward must now be right on
-        outliers in any timed call too; it can see them in its inputs, and a forward that checks for them and
-        takes another path then is right on every input."""
+        that dropped its row maximum passed every compared timed call (a red-team finding). A forward must now be
+        right on outliers in any timed call too; it can see them in its inputs, and a forward that checks for them
+        and takes another path then is right on every input."""
         number, self._blocks_timed = self._blocks_timed, self._blocks_timed + 1
         if force is not None:
             return _RANDOM.randrange(calls), force
