@@ -181,6 +181,17 @@ def measure_ceilings(device: str = "cuda:0", size_mb: int = 2048, n: int = 8192,
     return {k: round(v, 3) for k, v in out.items()}
 
 
-#: Which ceiling a task's dtype is measured against for MFU.
+#: Which ceiling a task's dtype is measured against for MFU, unless the task names its precision (:func:`precision_of`).
 PRECISION_OF_DTYPE = {"float32": "tf32", "float16": "fp16", "bfloat16": "bf16", "int8": "int8", "float64": "fp32",
                       "int32": "fp32", "int64": "fp32"}
+#: The precisions a task may name as its arithmetic's (``KERNELGYM["precision"]``): the keys of :data:`PEAKS`' rates.
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+
+
+def precision_of(dtype: str, declared: str | None = None) -> str:
+    """The precision whose ceiling a task's FLOP rate is measured against: the one it declares, else its dtype's.
+
+    A task's dtype names its inputs' and outputs' type, which need not be its arithmetic's: a W8A8 GEMM takes int8
+    operands and returns float32 (H200, c27665c: an honest int8 ``tl.dot`` ran at 596 TFLOP/s, beyond TF32's peak
+    of 495, and was rejected as physically impossible until the task named ``int8``)."""
+    return declared or PRECISION_OF_DTYPE.get(dtype, "fp32")

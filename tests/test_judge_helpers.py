@@ -599,3 +599,29 @@ def test_ceilings_are_measured_once_with_the_gpu_alone_and_no_reference_under_th
     assert side.ceilings(alone=alone) == {"tf32": 400.0}
     assert side.ceilings(alone=alone) == {"tf32": 400.0}
     assert seen == [(True, True)] and not numerics._lock.locked()
+
+
+def test_a_flop_rate_is_measured_against_the_ceiling_of_the_tasks_own_arithmetic(tmp_path, monkeypatch):
+    """An honest int8 GEMM with float32 outputs ran at 596 TFLOP/s on the H200 (c27665c), beyond TF32's peak of 495:
+    measured against its dtype's precision it was rejected as physically impossible. Against the precision the task
+    names (int8) it is 30% of the peak; the same rate claimed by a task without that declaration is still rejected."""
+    import dataclasses
+
+    from kernelgym.hardware import PEAKS, HardwareSpec
+    from kernelgym.judge.result import EvalResult
+    from kernelgym.judge.runner import Judge, Verdict
+    from kernelgym.tasks import load_tasks
+
+    task = load_tasks().get("X/1_int8_gemm_w8a8_rowcol_scale")
+    assert task.precision == "int8"
+    judge = Judge(device="cpu", cache_dir=tmp_path)
+    monkeypatch.setattr(judge.reference, "ceilings", lambda alone=None: {})  # the vendor's peaks alone
+    monkeypatch.setattr(judge, "hardware", lambda: HardwareSpec(kind="gpu", name="NVIDIA H200", device="cuda:0",
+                                                                peaks=PEAKS["H200"]))
+    runtime_ms = task.evaluate_formula("flops") / 596e12 * 1e3
+    res = EvalResult(task_id=task.id, runtime_ms=runtime_ms)
+    judge._record_efficiency(res, task)
+    assert res.mfu == pytest.approx(596 / PEAKS["H200"]["int8"], rel=1e-3) and not res.flags
+    with pytest.raises(Verdict, match="faster than the hardware allows"):
+        judge._record_efficiency(EvalResult(task_id=task.id, runtime_ms=runtime_ms),
+                                 dataclasses.replace(task, precision=None))

@@ -255,3 +255,18 @@ def test_constant_state_counts_what_the_forward_reads():
     scalar = nn.Linear(1, 1)
     nn.init.constant_(scalar.weight, 1.0)
     assert constant_state(scalar) == [] and constant_state(lambda x: x) == []
+
+
+def test_a_task_may_name_its_arithmetics_precision_and_nothing_else(tmp_path):
+    from kernelgym.hardware import precision_of
+
+    body = ("class Model: pass\ndef get_inputs(): pass\ndef get_init_inputs(): pass\n")
+    write_task(tmp_path / "a" / "level1", "1_x.py", "KERNELGYM = {'dtype': 'float32', 'precision': 'int8'}\n" + body)
+    task = load_tasks(tmp_path / "a").get("L1/1_x")
+    assert task.precision == "int8" and precision_of(task.dtype, task.precision) == "int8"
+    assert type(task).from_dict(task.to_dict()) == task
+    write_task(tmp_path / "b" / "level1", "1_x.py", "KERNELGYM = {'precision': 'int4'}\n" + body)
+    with pytest.raises(TaskError, match="precision 'int4' is not one of"):
+        load_tasks(tmp_path / "b")
+    write_task(tmp_path / "c" / "level1", "1_x.py", body)
+    assert precision_of(load_tasks(tmp_path / "c").get("L1/1_x").dtype, None) == "tf32"  # a float32 task's default

@@ -497,11 +497,11 @@ class Judge:
 
     def _record_efficiency(self, res: EvalResult, task: Task) -> None:
         """IOU and MFU over this GPU's measured ceilings; beyond the vendor's peak is physically impossible."""
-        from kernelgym.hardware import PRECISION_OF_DTYPE
+        from kernelgym.hardware import precision_of
 
         seconds = res.runtime_ms / 1e3
         measured, vendor = self.reference.ceilings(alone=self.admission.exclusive), self.hardware().peaks
-        precision = PRECISION_OF_DTYPE.get(task.dtype, "fp32")
+        precision = precision_of(task.dtype, task.precision)
         for field_name, formula, key in (("iou", "bytes", "bandwidth_tbs"), ("mfu", "flops", precision)):
             amount = task.evaluate_formula(formula)
             ceiling = measured.get(key) or vendor.get(key)

@@ -72,6 +72,12 @@ IDLE_CPU_ALLOWANCE_S, IDLE_CPU_SHARE = 0.5, 0.25
 #: autotuning is bounded to 8 configs per kernel), few enough that announcing compilations cannot keep an evaluation
 #: waiting for the GPU again and again
 MAX_COMPILE_PAUSES = 64
+#: steps that are the judge's own work, not the candidate's: computing the reference's outputs (also its float64
+#: result and the wide trial's moved results) and comparing. Their time moves the deadlines on (:meth:`Session.step`),
+#: as a wait for the GPU does: a stage's limit bounds the candidate, and the judge's share of a stage grows with what
+#: the judge has to do beside other evaluations (H200, c27665c: a float64 result computed on the host for 154 s held
+#: the reference's numerics for as long, and an honest evaluation's correctness stage timed out behind it)
+JUDGE_OWN_STEPS = frozenset({"reference", "exact_reference", "compare"})
 
 
 class Settings:
@@ -125,6 +131,7 @@ class Session:
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
         self._step_s: dict[str, float] = {}  # each step's time so far, unrounded (:meth:`step`)
         self._holding_alone = False  # holding the GPU alone now: steps inside need no hold of their own
+        self._in_judge_step = False  # inside one of JUDGE_OWN_STEPS now (:meth:`step`)
         #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
         self.memory_hold = contextlib.ExitStack()
@@ -407,12 +414,20 @@ class Session:
     def step(self, name: str):
         """Add the time of the block to ``durations[name]`` (a step inside the stages, measured inside its GPU
         hold, so without the waits): where a stage's time goes, e.g. ``trials`` and ``reference`` (the runner
-        computing the reference's outputs, part of the trials) within ``correctness``."""
+        computing the reference's outputs, part of the trials) within ``correctness``. The judge's own steps
+        (:data:`JUDGE_OWN_STEPS`; the outermost, where one runs inside another) move the deadlines on by their
+        time: the candidate's limits are never spent on the judge's work."""
         started = time.monotonic()
+        own = name in JUDGE_OWN_STEPS and not self._in_judge_step  # the outermost of the judge's own steps
+        self._in_judge_step = self._in_judge_step or own
         try:
             yield
         finally:
-            self._step_s[name] = self._step_s.get(name, 0.0) + time.monotonic() - started
+            elapsed = time.monotonic() - started
+            if own:
+                self._in_judge_step = False
+                self.postpone(elapsed)
+            self._step_s[name] = self._step_s.get(name, 0.0) + elapsed
             self.result.durations[name] = round(self._step_s[name], 3)  # rounded once: sub-ms steps add up
 
     def run_build(self) -> None:

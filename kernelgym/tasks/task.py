@@ -7,6 +7,7 @@ named ``KERNELGYM`` (read with :func:`ast.literal_eval`, never executed)::
     KERNELGYM = {
         "category": "MatrixMultiply",      # one of CATEGORIES
         "dtype": "float32",                # dtype of the main inputs/outputs
+        "precision": "int8",               # optional: the arithmetic's precision for MFU, where not the dtype's
         "flops": "2 * M * N * K",          # formula of the module constants (optional)
         "bytes": "4 * (M * K + K * N + M * N)",
         "small": {"M": 64, "N": 48, "K": 32},   # constant overrides for the CPU (small-shape) variant
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from kernelgym.hardware import PRECISIONS
 from kernelgym.parsing import compile_source, parse
 
 CATEGORIES = (
@@ -117,6 +119,8 @@ class Task:
         dtype: name of the main dtype (key of :data:`DEFAULT_TOLERANCE`).
         atol, rtol: the tolerance contract used by the judge.
         flops, bytes: formulas (Python expressions over the module constants), or ``None``.
+        precision: the precision of the task's arithmetic (one of :data:`kernelgym.hardware.PRECISIONS`), whose
+            ceiling its FLOP rate is measured against; ``None``: the dtype's (:func:`kernelgym.hardware.precision_of`).
         small: constant overrides that give the small-shape (CPU) variant.
         check: ``"allclose"`` (element-wise) or ``"statistical"`` (moments only; Random tasks).
         path: the file it came from, if any.
@@ -134,6 +138,7 @@ class Task:
     rtol: float = 1e-4
     flops: str | None = None
     bytes: str | None = None
+    precision: str | None = None
     small: dict = field(default_factory=dict)
     check: str = "allclose"
     path: str | None = None
@@ -191,6 +196,7 @@ class Task:
     def to_dict(self) -> dict:
         return {"id": self.id, "level": self.level, "category": self.category, "dtype": self.dtype,
                 "atol": self.atol, "rtol": self.rtol, "flops": self.flops, "bytes": self.bytes,
+                "precision": self.precision,
                 "small": dict(self.small), "check": self.check, "source": self.source, "path": self.path,
                 "task_set": self.task_set, "mode": self.mode}
 
@@ -226,7 +232,8 @@ def guess_category(name: str) -> str:
     return "Fusion" if "_" in lowered and lowered.count("_") >= 3 else "Math"
 
 
-_KNOWN_KEYS = {"category", "dtype", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id", "mode"}
+_KNOWN_KEYS = {"category", "dtype", "precision", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id",
+               "mode"}
 
 
 #: KernelBench's own tolerance per precision (atol = rtol), used for its problems (task set ``kernelbench``)
@@ -250,6 +257,9 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
     if dtype not in DEFAULT_TOLERANCE:
         raise TaskError(f"{where}: dtype {dtype!r} is not one of {', '.join(DEFAULT_TOLERANCE)}")
     atol, rtol = (KERNELBENCH_TOLERANCE if task_set == "kernelbench" else {}).get(dtype, DEFAULT_TOLERANCE[dtype])
+    precision = meta.get("precision")
+    if precision is not None and precision not in PRECISIONS:
+        raise TaskError(f"{where}: precision {precision!r} is not one of {', '.join(PRECISIONS)}")
     check = meta.get("check", "allclose")
     if check not in ("allclose", "statistical"):
         raise TaskError(f"{where}: check must be 'allclose' or 'statistical'")
@@ -261,7 +271,7 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
         raise TaskError(f"{where}: small must map UPPER-CASE constant names to values")
     return Task(id=meta.get("id", task_id), level=int(meta.get("level", level)), category=category,
                 source=source, dtype=dtype, atol=float(meta.get("atol", atol)), rtol=float(meta.get("rtol", rtol)),
-                flops=meta.get("flops"), bytes=meta.get("bytes"), small=dict(small), check=check, path=path,
+                flops=meta.get("flops"), bytes=meta.get("bytes"), precision=precision, small=dict(small), check=check, path=path,
                 task_set=task_set, mode=mode)
 
 

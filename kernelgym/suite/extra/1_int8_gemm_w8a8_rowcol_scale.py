@@ -18,6 +18,7 @@ KERNELGYM = {
     "category": "Quantization",
     "level": 1,
     "dtype": "float32",
+    "precision": "int8",  # the arithmetic: int8 products, int32 accumulation (MFU against the int8 ceiling)
     "flops": "2 * M * N * K",
     "bytes": "M * K + N * K + 4 * (M + N) + 4 * M * N",
     "small": {"M": 48, "N": 40, "K": 96},

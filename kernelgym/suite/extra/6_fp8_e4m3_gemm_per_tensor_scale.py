@@ -14,6 +14,7 @@ KERNELGYM = {
     "category": "Quantization",
     "level": 1,
     "dtype": "bfloat16",
+    "precision": "fp8",  # the arithmetic: e4m3 products (MFU against the fp8 ceiling)
     "flops": "2 * M * N * K",
     "bytes": "M * K + N * K + 8 + 2 * M * N",
     "small": {"M": 32, "N": 48, "K": 64},

@@ -15,6 +15,7 @@ KERNELGYM = {
     "category": "Quantization",
     "level": 2,
     "dtype": "float16",
+    "precision": "int8",  # the GEMM, nearly all the FLOPs: int8 products, int32 accumulation
     "flops": "2 * M * N * K + 6 * M * K + 3 * M * N",
     "bytes": "2 * M * K + N * K + 4 * K + 4 * N + 2 * N + 2 * M * N",
     "small": {"M": 24, "N": 40, "K": 64},
