@@ -3,7 +3,13 @@ its float64 result, the comparisons) moves the deadlines on, however long other 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import threading
+import time
+import types
+
+import torch
 
 from kernelgym.judge.profiles import get_profile
 from kernelgym.testing.candidates import GOOD
@@ -31,8 +37,6 @@ def test_a_slow_reference_does_not_spend_the_candidates_correctness_limit(judge,
 def test_a_float64_result_on_the_host_does_not_wait_for_the_references_numerics(judge, relu_task):
     """The pinned numerics are CUDA's and cuDNN's: a float64 result computed on the host neither needs nor holds
     their lock, so a long one (L1/15's took minutes) keeps no other evaluation's reference waiting."""
-    import threading
-
     from kernelgym.judge.numerics import settings_held
 
     done = threading.Event()
@@ -42,3 +46,82 @@ def test_a_float64_result_on_the_host_does_not_wait_for_the_references_numerics(
         finished = done.wait(timeout=30)
     worker.join()
     assert finished
+
+
+def make_session(task, lock, tmp_path):
+    """A real :class:`Session` over a pipe no worker writes to: enough for its GPU holds."""
+    import os
+
+    from kernelgym.judge.admission import GpuAdmission, NoBudget
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.judge.result import EvalResult
+    from kernelgym.judge.session import Session, Settings
+
+    read_fd, _ = os.pipe()
+    reference = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    return Session(types.SimpleNamespace(read_fd=read_fd), reference, GpuAdmission(lock, NoBudget()),
+                   Settings(on_cpu=True, memory_limit_bytes=1 << 30, min_kernel_coverage=0.0),
+                   EvalResult(task_id=task.id), get_profile("quick"), task, 0, 0)
+
+
+def test_the_judges_host_work_gives_a_steps_shared_gpu_hold_back(relu_task, tmp_path):
+    """A float64 result computed on the host inside a trial's shared hold kept every other evaluation's timer
+    waiting for its 154 s (H200, c27665c): ``off_gpu`` lets a timer in, and takes the hold again after, its wait
+    moving the deadlines on."""
+    from kernelgym.judge.admission import SharedExclusiveLock
+
+    lock = SharedExclusiveLock()
+    session = make_session(relu_task, lock, tmp_path)
+    timed = threading.Event()
+
+    def timer():
+        with lock.exclusive():
+            timed.set()
+            time.sleep(0.5)
+
+    with session.gpu(label="trial"):
+        other = threading.Thread(target=timer)
+        other.start()
+        assert not timed.wait(0.5)  # a shared hold keeps the timer out
+        deadline = session.deadline
+        with session.off_gpu():
+            assert timed.wait(10)  # given back: the timer runs
+        assert lock._sharers == 1 and not lock._writer  # held again, once the timer was done
+        assert session.deadline - deadline >= 0.3  # the wait to take it again is not the candidate's
+    other.join()
+    with session.off_gpu():  # outside a hold: the block just runs
+        assert lock._sharers == 0
+
+
+def test_a_float64_result_computed_on_the_host_runs_off_the_callers_gpu_hold(relu_task, tmp_path):
+    """Where the float64 model does not fit the GPU it runs on the host: every forward of it there, the plain one
+    and the wide trial's moved ones, inside ``off_device``; the first attempt (on the judge's device) inside
+    none."""
+    from kernelgym.judge.reference import ReferenceSide
+
+    side = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    side.on_cpu = False  # as on a GPU, whose memory the model below finds full
+    source = relu_task.source.replace("    def forward(self, x):\n", (
+        "    def forward(self, x):\n"
+        "        if x.dtype == torch.float64 and not OFF[0]:\n"
+        "            raise torch.OutOfMemoryError('the GPU is full')\n"), 1)
+    source = source.replace("B = 4096", "B = 8").replace("D = 65536", "D = 300")  # the side runs full shapes
+    task = dataclasses.replace(relu_task, source=source + "\nOFF = [False]\n")
+    module, _ = side.model(task, 0)
+    calls = []
+
+    @contextlib.contextmanager
+    def off_device():
+        module.OFF[0] = True
+        calls.append("off")
+        try:
+            yield
+        finally:
+            module.OFF[0] = False
+
+    exacts = side.exact_outputs(task, 0, 1, off_device=off_device)
+    assert exacts is not None and exacts[0].dtype == torch.float64 and calls == ["off"]
+    moved = []
+    assert side.perturbed_outputs(task, 0, 1, 0, 1e-3, 2, lambda i, outs: moved.append(module.OFF[0]),
+                                  off_device=off_device)
+    assert moved == [False] * 4 and calls == ["off"] * 5  # each moved forward inside, each comparison outside

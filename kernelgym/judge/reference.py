@@ -11,7 +11,7 @@ import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from kernelgym.judge import streams
 from kernelgym.judge.baselines import BaselineCache
@@ -126,7 +126,8 @@ class ReferenceSide:
         with torch.no_grad(), reference_numerics():
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
-    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS) -> tuple | None:
+    def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS,
+                      off_device: Callable[[], ContextManager] = contextlib.nullcontext) -> tuple | None:
         """The same model and inputs as :meth:`outputs`, run in float64 (a copy of the model with float64
         parameters, floating inputs upcast from the very values :meth:`outputs` used): the second reference of
         :mod:`~kernelgym.judge.correctness`. ``None`` when the model cannot run in float64 (an op without a float64
@@ -134,11 +135,14 @@ class ReferenceSide:
 
         A candidate can make every comparison need it (elements placed between the two references' tolerances, a
         red-team finding), so the float64 copy of the model is made once per model and kept beside it (:meth:`model`'s
-        cache), not once per comparison."""
-        return self._run_exact(task, init_seed, seed, outlier)
+        cache), not once per comparison. ``off_device``: what the model's calls run inside where the GPU had no room
+        and they run on the host (:meth:`_run_exact`); the caller's GPU hold is given back there, e.g.
+        :meth:`kernelgym.judge.session.Session.off_gpu`."""
+        return self._run_exact(task, init_seed, seed, outlier, off_device=off_device)
 
     def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float, pairs: int,
-                          each: Callable[[int, tuple], None]) -> bool:
+                          each: Callable[[int, tuple], None],
+                          off_device: Callable[[], ContextManager] = contextlib.nullcontext) -> bool:
         """Call ``each(index, outputs)`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data
         (``index`` 0 to ``2 * pairs - 1``; it starts at 0 again when the GPU ran out of memory and the moves are
         made on the host instead, :meth:`_run_exact`): every floating input and parameter multiplied by
@@ -152,12 +156,13 @@ class ReferenceSide:
         that cancel) only a move towards the threshold shows how far a rounding can take it: honest TF32 kernels
         flipped such elements (H100, db7c380: L2/15, L2/20 and three more), and with two independent moves instead
         a GLU failed 7 of 30 seeds on the CPU (none with two pairs). The inputs are made and the float64 model
-        copied once for all moves."""
+        copied once for all moves. ``off_device`` as in :meth:`exact_outputs`: on the host, each moved forward runs
+        inside it, and ``each`` outside (it may compare with results on the GPU)."""
         import copy
 
         import torch
 
-        def run(exact_model, inputs):
+        def run(exact_model, inputs, off):
             device = next((x.device for x in inputs if torch.is_tensor(x)), torch.device(self.device))
             gen = torch.Generator(device=device)  # where the float64 model runs (the host when the GPU was full)
             gen.manual_seed(seed % (2 ** 63))
@@ -176,34 +181,38 @@ class ReferenceSide:
                     for exact, param in zip(exact_params, moved_params):
                         if param.is_floating_point():
                             param.copy_(move(exact))
-                    each(index, as_tuple(moved(*[move(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x
-                                                 for x in inputs])))
+                    with off():
+                        outputs = as_tuple(moved(*[move(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x
+                                                   for x in inputs]))
+                    each(index, outputs)
                     index += 1
             return True
 
-        return bool(self._run_exact(task, init_seed, seed, outlier, run))
+        return bool(self._run_exact(task, init_seed, seed, outlier, run, off_device))
 
-    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None):
+    def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None,
+                   off_device: Callable[[], ContextManager] = contextlib.nullcontext):
         """Run the float64 copy of the model (made once per model) on the upcast inputs, or ``run(model,
-        inputs)`` instead of the plain call; ``None`` when the model cannot run in float64. Where the GPU runs out
-        of memory (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), on the host
-        instead, from the same inputs (:meth:`_exact_on`)."""
+        inputs, off)`` instead of the plain call; ``None`` when the model cannot run in float64. Where the GPU runs
+        out of memory (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), on the host
+        instead, from the same inputs (:meth:`_exact_on`), the model's calls inside ``off_device`` (``off``): they
+        took 58 s on the H100's host and 154 s on the H200's, where nothing else needs the caller's GPU hold."""
         import torch
 
         module, model = self.model(task, init_seed)
         try:
-            return self._exact_on(self.device, task, module, model, seed, outlier, run)
+            return self._exact_on(self.device, task, module, model, seed, outlier, run, contextlib.nullcontext)
         except torch.OutOfMemoryError:
             if self.on_cpu:
                 return None
         except (RuntimeError, TypeError, NotImplementedError):
             return None
         try:
-            return self._exact_on("cpu", task, module, model, seed, outlier, run)
+            return self._exact_on("cpu", task, module, model, seed, outlier, run, off_device)
         except (RuntimeError, TypeError, NotImplementedError):
             return None
 
-    def _exact_on(self, device: str, task: Task, module, model, seed: int, outlier: int, run=None):
+    def _exact_on(self, device: str, task: Task, module, model, seed: int, outlier: int, run, off):
         """:meth:`_run_exact` with the float64 model and inputs on ``device``: the inputs are made on this side's
         device (its generator draws them) and then moved. On another device than this side's, the kept float64
         copy moves there and is no longer kept (it is made again when next needed), so the GPU has it no more."""
@@ -226,7 +235,10 @@ class ReferenceSide:
         # (other evaluations' references wait on it; H200, c27665c: L1/15's float64 result took 154 s on the host)
         numerics = reference_numerics() if torch.device(device).type == "cuda" else contextlib.nullcontext()
         with torch.no_grad(), numerics:
-            return as_tuple(exact_model(*inputs)) if run is None else run(exact_model, inputs)
+            if run is not None:
+                return run(exact_model, inputs, off)
+            with off():
+                return as_tuple(exact_model(*inputs))
 
     def top_kernels(self, task: Task, init_seed: int) -> list[dict]:
         """The eager reference's kernels with the most device time in one forward (GPU only; ``[]`` on the CPU),

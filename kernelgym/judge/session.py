@@ -131,6 +131,7 @@ class Session:
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
         self._step_s: dict[str, float] = {}  # each step's time so far, unrounded (:meth:`step`)
         self._holding_alone = False  # holding the GPU alone now: steps inside need no hold of their own
+        self._shared_hold: tuple | None = None  # (its ExitStack, label) of the shared hold held now (:meth:`off_gpu`)
         self._in_judge_step = False  # inside one of JUDGE_OWN_STEPS now (:meth:`step`)
         #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
@@ -399,16 +400,46 @@ class Session:
         if self._holding_alone:  # inside this evaluation's own exclusive hold (a timing round): the GPU is already ours
             yield
             return
-        waited = time.monotonic()
-        with (self.admission.exclusive() if alone else self.admission.shared(label)):
-            waited = time.monotonic() - waited
-            self.waited_s += waited
-            self.postpone(waited)
-            self._holding_alone = alone
+        hold, outer = contextlib.ExitStack(), self._shared_hold
+        with hold:
+            self._acquire(hold, alone, label)
+            self._holding_alone, self._shared_hold = alone, (None if alone else (hold, label))
             try:
                 yield
             finally:
-                self._holding_alone = False
+                self._holding_alone, self._shared_hold = False, outer
+
+    def _acquire(self, hold: contextlib.ExitStack, alone: bool, label: str | None) -> None:
+        """Enter the GPU lock into ``hold``; the wait moves the deadlines on and counts as ``gpu_wait``."""
+        asked = time.monotonic()
+        hold.enter_context(self.admission.exclusive() if alone else self.admission.shared(label))
+        waited = time.monotonic() - asked
+        self.waited_s += waited
+        self.postpone(waited)
+
+    @contextlib.contextmanager
+    def off_gpu(self):
+        """Give the current step's shared hold back for a block of the judge's own work on the host, and take it
+        again after (the wait moves the deadlines on, as any wait for the GPU does). This evaluation's queued GPU
+        work is waited for first, and the worker is idle in a step (it has answered), so the block leaves nothing
+        of this evaluation on the GPU: the block must not touch the GPU either. Outside a shared hold (inside an
+        exclusive one, or none), the block runs as it is.
+
+        A float64 result that did not fit the GPU is computed on the host (:meth:`~kernelgym.judge.reference.
+        ReferenceSide.exact_outputs`): inside the trial's shared hold it kept every timer of the other evaluations
+        waiting (writer preference then held new steps back too), the whole GPU idle for its 154 s (H200, batch B
+        at c27665c)."""
+        current = self._shared_hold
+        if current is None or self._holding_alone:
+            yield
+            return
+        hold, label = current
+        streams.settle(self.reference.device)
+        hold.close()
+        try:
+            yield
+        finally:
+            self._acquire(hold, False, label)
 
     @contextlib.contextmanager
     def step(self, name: str):
@@ -614,7 +645,7 @@ class Session:
             # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
             # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
             with self.step("exact_reference"):  # its cost shows in durations, whoever made it needed
-                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier)
+                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier, off_device=self.off_gpu)
             if exacts is not None:
                 check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
             if not check.ok and exacts is not None and outlier == WIDE_OUTLIERS:
@@ -672,7 +703,7 @@ class Session:
         largest = LargestChange(exacts)
         if not self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS, self._wide_rel(),
                                                 WIDE_PERTURBATION_PAIRS if pairs is None else pairs,
-                                                largest.add):
+                                                largest.add, off_device=self.off_gpu):
             return tuple(None for _ in exacts)
         return largest.allowances(WIDE_SPREAD_FACTOR, self._wide_rel())
 
