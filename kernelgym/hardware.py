@@ -181,7 +181,7 @@ def measure_ceilings(device: str = "cuda:0", size_mb: int = 2048, n: int = 8192,
     return {k: round(v, 3) for k, v in out.items()}
 
 
-#: Which ceiling a task's dtype is measured against for MFU, unless the task names its precision (:func:`precision_of`).
+#: Which ceiling a task's dtype is measured against for MFU, unless the task names its own (:func:`precision_of`).
 PRECISION_OF_DTYPE = {"float32": "tf32", "float16": "fp16", "bfloat16": "bf16", "int8": "int8", "float64": "fp32",
                       "int32": "fp32", "int64": "fp32"}
 #: The precisions a task may name as its arithmetic's (``KERNELGYM["precision"]``): the keys of :data:`PEAKS`' rates.

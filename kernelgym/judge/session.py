@@ -645,7 +645,8 @@ class Session:
             # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
             # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
             with self.step("exact_reference"):  # its cost shows in durations, whoever made it needed
-                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier, off_device=self.off_gpu)
+                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier,
+                                                      off_device=self.off_gpu)
             if exacts is not None:
                 check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
             if not check.ok and exacts is not None and outlier == WIDE_OUTLIERS:

@@ -271,8 +271,8 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
         raise TaskError(f"{where}: small must map UPPER-CASE constant names to values")
     return Task(id=meta.get("id", task_id), level=int(meta.get("level", level)), category=category,
                 source=source, dtype=dtype, atol=float(meta.get("atol", atol)), rtol=float(meta.get("rtol", rtol)),
-                flops=meta.get("flops"), bytes=meta.get("bytes"), precision=precision, small=dict(small), check=check, path=path,
-                task_set=task_set, mode=mode)
+                flops=meta.get("flops"), bytes=meta.get("bytes"), precision=precision, small=dict(small), check=check,
+                path=path, task_set=task_set, mode=mode)
 
 
 class TaskSet(Sequence[Task]):
