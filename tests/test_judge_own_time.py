@@ -1,5 +1,7 @@
-"""The candidate's stage limits are spent on the candidate only: the judge's own work (the reference's outputs,
-its float64 result, the comparisons) moves the deadlines on, however long other evaluations make it take."""
+"""The judge's own work (the reference's outputs, its float64 result, the comparisons) spends none of the candidate's
+stage limits, however long other evaluations make it take, and holds nothing the others need while it runs long: not
+the GPU, not the reference's numerics; the float64 result waits for GPU memory rather than run on the host for
+minutes."""
 
 from __future__ import annotations
 
@@ -48,8 +50,8 @@ def test_a_float64_result_on_the_host_does_not_wait_for_the_references_numerics(
     assert finished
 
 
-def make_session(task, lock, tmp_path):
-    """A real :class:`Session` over a pipe no worker writes to: enough for its GPU holds."""
+def make_session(task, lock, tmp_path, budget=None, memory_need=0, exact_need=0):
+    """A real :class:`Session` over a pipe no worker writes to: enough for its GPU holds and memory reservations."""
     import os
 
     from kernelgym.judge.admission import GpuAdmission, NoBudget
@@ -59,9 +61,10 @@ def make_session(task, lock, tmp_path):
 
     read_fd, _ = os.pipe()
     reference = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
-    return Session(types.SimpleNamespace(read_fd=read_fd), reference, GpuAdmission(lock, NoBudget()),
+    return Session(types.SimpleNamespace(read_fd=read_fd), reference,
+                   GpuAdmission(lock, budget if budget is not None else NoBudget()),
                    Settings(on_cpu=True, memory_limit_bytes=1 << 30, min_kernel_coverage=0.0),
-                   EvalResult(task_id=task.id), get_profile("quick"), task, 0, 0)
+                   EvalResult(task_id=task.id), get_profile("quick"), task, 0, memory_need, exact_need=exact_need)
 
 
 def test_the_judges_host_work_gives_a_steps_shared_gpu_hold_back(relu_task, tmp_path):
@@ -125,3 +128,79 @@ def test_a_float64_result_computed_on_the_host_runs_off_the_callers_gpu_hold(rel
     assert side.perturbed_outputs(task, 0, 1, 0, 1e-3, 2, lambda i, outs: moved.append(module.OFF[0]),
                                   off_device=off_device)
     assert moved == [False] * 4 and calls == ["off"] * 5  # each moved forward inside, each comparison outside
+
+
+def test_the_float64_results_wait_for_gpu_memory_off_the_gpu_hold_for_a_bounded_time(relu_task, tmp_path,
+                                                                                    monkeypatch):
+    """``exact_room``: the float64 reference's memory is reserved beside the evaluation's own, once per comparison,
+    waiting at most ``EXACT_MEMORY_WAIT_S`` with the step's shared hold given back; never where it could not fit."""
+    from kernelgym.judge import session as session_module
+    from kernelgym.judge.admission import MemoryBudget, SharedExclusiveLock
+    from kernelgym.judge.session import ExactRoom
+
+    monkeypatch.setattr(session_module, "EXACT_MEMORY_WAIT_S", 0.5)
+    lock, budget = SharedExclusiveLock(), MemoryBudget(10)
+    with budget.reserve(4):  # the evaluation's own reservation
+        session = make_session(relu_task, lock, tmp_path, budget, memory_need=4, exact_need=5)
+        with session.gpu(label="trial"), ExactRoom() as room:
+            assert session.exact_room(room) and budget.reserved == 9
+            assert session.exact_room(room) and budget.reserved == 9  # once per comparison
+        assert budget.reserved == 4  # released with the comparison
+
+        with budget.reserve(3):  # another evaluation's: no room for 5 beside the 4 and the 3
+            timed = threading.Event()
+
+            def timer():
+                with lock.exclusive():
+                    timed.set()
+
+            with session.gpu(label="trial"), ExactRoom() as room:
+                other = threading.Thread(target=timer)
+                other.start()
+                started = time.monotonic()
+                assert not session.exact_room(room)
+                assert time.monotonic() - started >= 0.5 and timed.is_set()  # waited, with the GPU given back
+                assert budget.reserved == 7 and lock._sharers == 1
+            other.join()
+        assert "exact_memory_wait" in session.result.durations
+
+        too_large = make_session(relu_task, lock, tmp_path, budget, memory_need=4, exact_need=7)
+        with ExactRoom() as room:
+            started = time.monotonic()
+            assert not too_large.exact_room(room) and time.monotonic() - started < 0.2  # never beside its own
+
+
+def test_a_float64_result_that_ran_out_of_gpu_memory_runs_there_again_once_the_memory_is_reserved(relu_task,
+                                                                                                   tmp_path):
+    """Out of GPU memory, the float64 model is tried on the GPU once more where ``make_room`` reserved the memory
+    (its forward then outside ``off_device``: not on the host), and on the host only where it did not."""
+    from kernelgym.judge.reference import ReferenceSide
+
+    side = ReferenceSide("cpu", tmp_path, "cpu", torch.__version__)
+    side.on_cpu = False  # as on a GPU, whose memory the model below finds full until room is made
+    source = relu_task.source.replace("    def forward(self, x):\n", (
+        "    def forward(self, x):\n"
+        "        if x.dtype == torch.float64 and not (ROOM[0] or OFF[0]):\n"
+        "            raise torch.OutOfMemoryError('the GPU is full')\n"
+        "        WHERE.append('off' if OFF[0] else 'device')\n"), 1)
+    source = source.replace("B = 4096", "B = 8").replace("D = 65536", "D = 300")
+    task = dataclasses.replace(relu_task, source=source + "\nOFF, ROOM, WHERE = [False], [False], []\n")
+    module, _ = side.model(task, 0)
+
+    @contextlib.contextmanager
+    def off_device():
+        module.OFF[0] = True
+        try:
+            yield
+        finally:
+            module.OFF[0] = False
+
+    def make_room():
+        module.ROOM[0] = True
+        return True
+
+    assert side.exact_outputs(task, 0, 1, off_device=off_device, make_room=make_room) is not None
+    assert module.WHERE == ["device"]  # the second attempt, on the device
+    module.ROOM[0], module.WHERE[:] = False, []
+    assert side.exact_outputs(task, 0, 1, off_device=off_device, make_room=lambda: False) is not None
+    assert module.WHERE == ["off"]  # no room: the host

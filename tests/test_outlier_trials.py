@@ -234,9 +234,9 @@ def test_a_few_elements_beyond_the_wide_allowance_are_judged_again_with_more_mov
     pairs_drawn: list[int] = []
     allowances = session.Session.wide_allowances
 
-    def recorded(self, seed, exacts, pairs=None):
+    def recorded(self, seed, exacts, pairs=None, *more):
         pairs_drawn.append(pairs)
-        return allowances(self, seed, exacts, pairs)
+        return allowances(self, seed, exacts, pairs, *more)
 
     monkeypatch.setattr(session.Session, "wide_allowances", recorded)
     monkeypatch.setattr(session, "WIDE_PERTURBATION_PAIRS", 0)

@@ -387,6 +387,30 @@ def test_small_reservations_pass_a_waiting_large_one_within_the_bound():
     assert order == ["small", "large"]
 
 
+def test_a_reservation_tried_for_a_while_is_made_or_given_up_without_a_trace():
+    """``try_reserve`` waits in the same queue as ``reserve``, at most its timeout: admitted once the memory is free
+    within it, else given up with nothing reserved and nobody left waiting behind it."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget = MemoryBudget(10)
+    with budget.try_reserve(6, 0.0) as first:
+        assert first and budget.reserved == 6
+        started = time.monotonic()
+        with budget.try_reserve(6, 0.3) as second:
+            assert not second and time.monotonic() - started >= 0.3
+            assert budget.reserved == 6 and budget.holders == 1
+        with budget.try_reserve(4, 0.0) as beside:  # the one given up holds no place in the queue
+            assert beside and budget.reserved == 10
+    assert budget.reserved == 0 and budget.holders == 0
+
+    holder = budget.reserve(8)
+    holder.__enter__()
+    threading.Timer(0.2, holder.__exit__, (None, None, None)).start()
+    with budget.try_reserve(6, 10.0) as later:  # admitted when the holder left, well within the timeout
+        assert later and budget.reserved == 6
+    assert budget.reserved == 0
+
+
 def cpu_judge_with_budget(tmp_path, budget):
     """A CPU judge whose evaluations reserve memory from ``budget`` as on a GPU (a real MemoryBudget)."""
     from kernelgym.judge.admission import GpuAdmission

@@ -229,27 +229,41 @@ class MemoryBudget:
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
+        with self.try_reserve(nbytes, None):
+            yield
+
+    @contextlib.contextmanager
+    def try_reserve(self, nbytes: int, timeout_s: float | None):
+        """:meth:`reserve`, waiting at most ``timeout_s`` (``None``: as long as it takes); yields whether the
+        reservation was made (held for the block), in the same queue and by the same rules."""
         nbytes = max(0, min(int(nbytes), self.capacity))
         ticket = object()
+        give_up = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cond:
             self._waiting[ticket] = (time.monotonic(), nbytes)
             try:
                 while not self._may_enter(ticket, nbytes):
-                    self._cond.wait()  # woken by every release and every admission
+                    left = None if give_up is None else give_up - time.monotonic()
+                    if left is not None and left <= 0:
+                        break
+                    self._cond.wait(left)  # woken by every release and every admission
+                else:
+                    self.reserved += nbytes
+                    self.holders += 1
+                    self._holding[ticket] = (time.monotonic(), nbytes)
             finally:
                 del self._waiting[ticket]
                 self._cond.notify_all()  # the next in line may enter now
-            self.reserved += nbytes
-            self.holders += 1
-            self._holding[ticket] = (time.monotonic(), nbytes)
+        admitted = ticket in self._holding
         try:
-            yield
+            yield admitted
         finally:
-            with self._cond:
-                self.reserved -= nbytes
-                self.holders -= 1
-                del self._holding[ticket]
-                self._cond.notify_all()
+            if admitted:
+                with self._cond:
+                    self.reserved -= nbytes
+                    self.holders -= 1
+                    del self._holding[ticket]
+                    self._cond.notify_all()
 
 
 class NoBudget:
@@ -260,6 +274,10 @@ class NoBudget:
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
         yield
+
+    @contextlib.contextmanager
+    def try_reserve(self, nbytes: int, timeout_s: float | None):
+        yield True
 
 
 #: share of a GPU's memory that reservations may take (the rest: CUDA contexts, allocator slack, fragmentation)
@@ -301,6 +319,10 @@ class GpuAdmission:
 
     def memory(self, nbytes: int):
         return self.budget.reserve(nbytes)
+
+    def try_memory(self, nbytes: int, timeout_s: float):
+        """:meth:`memory`, waiting at most ``timeout_s``: yields whether it was reserved."""
+        return self.budget.try_reserve(nbytes, timeout_s)
 
     def shared(self, label: str | None = None):
         """A shared hold; ``label`` names the step in the lock's kept holds (``build``, ``trial``, ...)."""

@@ -127,7 +127,8 @@ class ReferenceSide:
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
     def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS,
-                      off_device: Callable[[], ContextManager] = contextlib.nullcontext) -> tuple | None:
+                      off_device: Callable[[], ContextManager] = contextlib.nullcontext,
+                      make_room: Callable[[], bool] = lambda: False) -> tuple | None:
         """The same model and inputs as :meth:`outputs`, run in float64 (a copy of the model with float64
         parameters, floating inputs upcast from the very values :meth:`outputs` used): the second reference of
         :mod:`~kernelgym.judge.correctness`. ``None`` when the model cannot run in float64 (an op without a float64
@@ -135,14 +136,16 @@ class ReferenceSide:
 
         A candidate can make every comparison need it (elements placed between the two references' tolerances, a
         red-team finding), so the float64 copy of the model is made once per model and kept beside it (:meth:`model`'s
-        cache), not once per comparison. ``off_device``: what the model's calls run inside where the GPU had no room
-        and they run on the host (:meth:`_run_exact`); the caller's GPU hold is given back there, e.g.
-        :meth:`kernelgym.judge.session.Session.off_gpu`."""
-        return self._run_exact(task, init_seed, seed, outlier, off_device=off_device)
+        cache), not once per comparison. Where the GPU has no room for it: ``make_room()`` is asked for the memory
+        (True: reserved, e.g. :meth:`kernelgym.judge.session.Session.exact_room`) and the GPU tried once more; then
+        the host, the model's calls inside ``off_device`` (the caller's GPU hold is given back there, e.g.
+        :meth:`kernelgym.judge.session.Session.off_gpu`); :meth:`_run_exact`."""
+        return self._run_exact(task, init_seed, seed, outlier, off_device=off_device, make_room=make_room)
 
     def perturbed_outputs(self, task: Task, init_seed: int, seed: int, outlier: int, rel: float, pairs: int,
                           each: Callable[[int, tuple], None],
-                          off_device: Callable[[], ContextManager] = contextlib.nullcontext) -> bool:
+                          off_device: Callable[[], ContextManager] = contextlib.nullcontext,
+                          make_room: Callable[[], bool] = lambda: False) -> bool:
         """Call ``each(index, outputs)`` with :meth:`exact_outputs` computed ``2 * pairs`` times on moved data
         (``index`` 0 to ``2 * pairs - 1``; it starts at 0 again when the GPU ran out of memory and the moves are
         made on the host instead, :meth:`_run_exact`): every floating input and parameter multiplied by
@@ -156,8 +159,8 @@ class ReferenceSide:
         that cancel) only a move towards the threshold shows how far a rounding can take it: honest TF32 kernels
         flipped such elements (H100, db7c380: L2/15, L2/20 and three more), and with two independent moves instead
         a GLU failed 7 of 30 seeds on the CPU (none with two pairs). The inputs are made and the float64 model
-        copied once for all moves. ``off_device`` as in :meth:`exact_outputs`: on the host, each moved forward runs
-        inside it, and ``each`` outside (it may compare with results on the GPU)."""
+        copied once for all moves. ``off_device`` and ``make_room`` as in :meth:`exact_outputs`: on the host, each
+        moved forward runs inside ``off_device``, and ``each`` outside (it may compare with results on the GPU)."""
         import copy
 
         import torch
@@ -188,25 +191,32 @@ class ReferenceSide:
                     index += 1
             return True
 
-        return bool(self._run_exact(task, init_seed, seed, outlier, run, off_device))
+        return bool(self._run_exact(task, init_seed, seed, outlier, run, off_device, make_room))
 
     def _run_exact(self, task: Task, init_seed: int, seed: int, outlier: int, run=None,
-                   off_device: Callable[[], ContextManager] = contextlib.nullcontext):
+                   off_device: Callable[[], ContextManager] = contextlib.nullcontext,
+                   make_room: Callable[[], bool] = lambda: False):
         """Run the float64 copy of the model (made once per model) on the upcast inputs, or ``run(model,
         inputs, off)`` instead of the plain call; ``None`` when the model cannot run in float64. Where the GPU runs
-        out of memory (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), on the host
-        instead, from the same inputs (:meth:`_exact_on`), the model's calls inside ``off_device`` (``off``): they
-        took 58 s on the H100's host and 154 s on the H200's, where nothing else needs the caller's GPU hold."""
+        out of memory (L1/15's float64 input alone is 9.8 GB, beside other evaluations: H100, 7790d75), once more on
+        the GPU where ``make_room()`` reserved the memory for it, else (or out of memory again) on the host, from
+        the same inputs (:meth:`_exact_on`), the model's calls inside ``off_device`` (``off``): they took 58 s on
+        the H100's host and 154 s on the H200's, where nothing else needs the caller's GPU hold."""
         import torch
 
         module, model = self.model(task, init_seed)
-        try:
-            return self._exact_on(self.device, task, module, model, seed, outlier, run, contextlib.nullcontext)
-        except torch.OutOfMemoryError:
-            if self.on_cpu:
+        for attempt in range(2):  # the second where the memory was reserved for it after the first ran out
+            if attempt:
+                if not make_room():
+                    break
+                self.release_cached_memory()  # what the first attempt left in the allocator's cache
+            try:
+                return self._exact_on(self.device, task, module, model, seed, outlier, run, contextlib.nullcontext)
+            except torch.OutOfMemoryError:
+                if self.on_cpu:
+                    return None
+            except (RuntimeError, TypeError, NotImplementedError):
                 return None
-        except (RuntimeError, TypeError, NotImplementedError):
-            return None
         try:
             return self._exact_on("cpu", task, module, model, seed, outlier, run, off_device)
         except (RuntimeError, TypeError, NotImplementedError):

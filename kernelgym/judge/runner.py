@@ -75,6 +75,10 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
 #: same text; a real build leaves tens of MB)
 BUILD_FOLDER_LIMIT_BYTES = 1 << 30
 
+#: the float64 reference's GPU memory in eager footprints (:meth:`Judge.exact_memory_need`): twice the bytes of every
+#: tensor, and the wide trial's moved copy of the data with its largest changes beside the result
+EXACT_FOOTPRINTS = 3
+
 #: what a CUDA out-of-memory error says: torch's exception, its message, the runtime's and the driver's codes
 OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMemoryAllocation"
                                r"|CUDA_ERROR_OUT_OF_MEMORY")
@@ -126,7 +130,7 @@ class Judge:
             self.admission = GpuAdmission.none() if gpu_lock is None else GpuAdmission(gpu_lock, NoBudget())
         else:
             self.admission = GpuAdmission.for_device(self.device, gpu_lock)
-        self._memory_needs: dict[str, int] = {}
+        self._memory_needs: dict[str, int | None] = {}  # task key -> its footprint bound (:meth:`_footprint`)
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self._versions: dict[str, str] | None = None
         self._hardware = None
@@ -191,15 +195,33 @@ class Judge:
         1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on the CPU."""
         if self.on_cpu:
             return 0
+        footprint = self._footprint(task)
+        if footprint is None:
+            return (self.admission.budget.capacity or 0) // 2
+        return (4 if self.device_transfer else 3) * footprint + 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30)
+
+    def exact_memory_need(self, task: Task) -> int:
+        """GPU bytes the float64 reference of ``task`` takes beside its evaluation, reserved only where it ran out
+        of memory without (:meth:`kernelgym.judge.session.Session.exact_room`): :data:`EXACT_FOOTPRINTS` times the
+        eager footprint bound (every tensor twice the bytes in float64; the wide trial's moved copy of the data and
+        its largest changes) plus 1 GiB; half the budget when the bound cannot be had; 0 on the CPU."""
+        if self.on_cpu:
+            return 0
+        footprint = self._footprint(task)
+        if footprint is None:
+            return (self.admission.budget.capacity or 0) // 2
+        return EXACT_FOOTPRINTS * footprint + (1 << 30)
+
+    def _footprint(self, task: Task) -> int | None:
+        """:func:`kernelgym.judge.footprint.footprint_bound` of ``task``, cached; ``None`` where it cannot be had."""
         key = task.key
         if key not in self._memory_needs:
             try:
                 from kernelgym.judge.footprint import footprint_bound
 
-                copies = 4 if self.device_transfer else 3
-                self._memory_needs[key] = copies * footprint_bound(task)[0] + 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30)
+                self._memory_needs[key] = footprint_bound(task)[0]
             except Exception:  # noqa: BLE001
-                self._memory_needs[key] = (self.admission.budget.capacity or 0) // 2
+                self._memory_needs[key] = None
         return self._memory_needs[key]
 
     # -- stages on the trusted side -----------------------------------------------------------------------
@@ -344,7 +366,7 @@ class Judge:
         }
         need = (self.admission.budget.capacity or 0) if memory_alone else self.memory_need(task)
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
-                          need, source, plan)
+                          need, source, plan, exact_need=self.exact_memory_need(task))
         timed = False
         try:
             session.send(json.dumps(request))

@@ -14,6 +14,7 @@ time. While the reference is timed, the worker is frozen (``SIGSTOP`` on its pro
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import secrets
 import time
@@ -78,6 +79,17 @@ MAX_COMPILE_PAUSES = 64
 #: the judge has to do beside other evaluations (H200, c27665c: a float64 result computed on the host for 154 s held
 #: the reference's numerics for as long, and an honest evaluation's correctness stage timed out behind it)
 JUDGE_OWN_STEPS = frozenset({"reference", "exact_reference", "compare"})
+#: longest an evaluation waits for the memory of its float64 reference on the GPU (:meth:`Session.exact_room`), off
+#: its GPU hold, before the reference runs on the host instead: L1/15's took 58 s there on the H100 and 154 s on the
+#: H200, against tens of milliseconds on the GPU, while evaluations on the GPU end every few seconds
+EXACT_MEMORY_WAIT_S = 30.0
+
+
+class ExactRoom(contextlib.ExitStack):
+    """What one comparison holds of the memory budget for its float64 results (:meth:`Session.exact_room`), and
+    whether it holds it."""
+
+    reserved = False
 
 
 class Settings:
@@ -92,11 +104,12 @@ class Session:
 
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
                  result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
-                 source: str = "", plan=None):
+                 source: str = "", plan=None, exact_need: int = 0):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
         self.source = source
         self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
+        self.exact_need = exact_need  # GPU bytes of the float64 reference beside the evaluation (exact_room)
         self.reader = FrameReader(worker.read_fd)
         self.stage_name, self.stage_started = "startup", time.monotonic()
         self.deadline = self.stage_started + self.limit("startup")
@@ -644,16 +657,38 @@ class Session:
         if not check.ok and self.task.check == "allclose" and _has_floating(refs):
             # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
             # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
-            with self.step("exact_reference"):  # its cost shows in durations, whoever made it needed
-                exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier,
-                                                      off_device=self.off_gpu)
-            if exacts is not None:
-                check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
-            if not check.ok and exacts is not None and outlier == WIDE_OUTLIERS:
-                check = self._compare_wide(seed, refs, tuple(outs), atol, exacts)
+            with ExactRoom() as room:  # the float64 results' memory, where they had to wait for it
+                make_room = functools.partial(self.exact_room, room)
+                with self.step("exact_reference"):  # its cost shows in durations, whoever made it needed
+                    exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier,
+                                                          off_device=self.off_gpu, make_room=make_room)
+                if exacts is not None:
+                    check = compare_outputs(refs, tuple(outs), atol, self.task.rtol, self.task.check, exacts)
+                if not check.ok and exacts is not None and outlier == WIDE_OUTLIERS:
+                    check = self._compare_wide(seed, refs, tuple(outs), atol, exacts, make_room)
+                exacts = None  # freed before the reservation ends
         return check
 
-    def _compare_wide(self, seed: int, refs: tuple, outs: tuple, atol: float, exacts: tuple) -> TrialCheck:
+    def exact_room(self, room: ExactRoom) -> bool:
+        """Reserve :attr:`exact_need` bytes of the memory budget beside the evaluation's own, into ``room`` (kept
+        until the comparison that needed the float64 results ends), waiting at most :data:`EXACT_MEMORY_WAIT_S`
+        off the GPU hold (:meth:`off_gpu`: others' steps, and the evaluations whose end frees the memory, go on).
+        Whether the memory is reserved now (also where ``room`` holds it already); ``False`` at once where it could
+        never be (no budget, or not beside this evaluation's own reservation). Asked only after the float64
+        reference ran out of GPU memory without it (:meth:`~kernelgym.judge.reference.ReferenceSide.exact_outputs`):
+        then it runs on the GPU again, and on the host only where the wait or that fails."""
+        capacity = self.admission.budget.capacity
+        if room.reserved:
+            return True
+        if not capacity or not self.exact_need or self.memory_need + self.exact_need > capacity:
+            return False
+        with self.off_gpu(), self.step("exact_memory_wait"):
+            granted = room.enter_context(self.admission.try_memory(self.exact_need, EXACT_MEMORY_WAIT_S))
+        room.reserved = granted
+        return granted
+
+    def _compare_wide(self, seed: int, refs: tuple, outs: tuple, atol: float, exacts: tuple,
+                      make_room: Callable[[], bool] = lambda: False) -> TrialCheck:
         """A wide trial's outputs against the float64 result with :meth:`wide_allowances`, by the rule of
         :func:`compare_wide` (a second, larger sample of moves for a failure by a few elements).
 
@@ -665,7 +700,7 @@ class Session:
         and a kernel wrong in many elements never."""
         def allowances_for(pairs: int) -> tuple:
             with self.step("exact_reference"):
-                return self.wide_allowances(seed, exacts, pairs)
+                return self.wide_allowances(seed, exacts, pairs, make_room)
 
         check, pairs, allowances = compare_wide(
             lambda allowed: compare_outputs(refs, outs, atol, self.task.rtol, self.task.check, exacts,
@@ -680,13 +715,15 @@ class Session:
     def _wide_rel(self) -> float:
         return max(self.task.rtol, WIDE_MIN_REL)
 
-    def wide_allowances(self, seed: int, exacts: tuple, pairs: int | None = None) -> tuple:
+    def wide_allowances(self, seed: int, exacts: tuple, pairs: int | None = None,
+                        make_room: Callable[[], bool] = lambda: False) -> tuple:
         """Per output of a wide trial, a :class:`~kernelgym.judge.correctness.RowAllowance`: per row (slice along the
         last dimension), how far the float64 result moves when every floating input and parameter moves by the
         task's relative tolerance (at least :data:`WIDE_MIN_REL`), the largest such move over ``pairs`` (default
         :data:`WIDE_PERTURBATION_PAIRS`) opposite pairs of random moves, times :data:`WIDE_SPREAD_FACTOR` (``inf``
         where a moved result is not finite where the float64 one is); ``None`` for an output that is not a floating
-        tensor, and for all of them where the model cannot run so.
+        tensor, and for all of them where the model cannot run so. ``make_room``: :meth:`exact_room` of the
+        comparison, asked where the moved results ran out of GPU memory.
 
         Outliers at 1e5 make terms of thousands that cancel: honest float32 kernels (TF32 matmuls, another
         summation order) were off by thousands on L2/15's GLU, had signs flipped after L2/20's tanh and gave 26
@@ -704,7 +741,7 @@ class Session:
         largest = LargestChange(exacts)
         if not self.reference.perturbed_outputs(self.task, self.init_seed, seed, WIDE_OUTLIERS, self._wide_rel(),
                                                 WIDE_PERTURBATION_PAIRS if pairs is None else pairs,
-                                                largest.add, off_device=self.off_gpu):
+                                                largest.add, off_device=self.off_gpu, make_room=make_room):
             return tuple(None for _ in exacts)
         return largest.allowances(WIDE_SPREAD_FACTOR, self._wide_rel())
 
