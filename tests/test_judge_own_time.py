@@ -67,10 +67,10 @@ def make_session(task, lock, tmp_path, budget=None, memory_need=0, exact_need=0)
                    EvalResult(task_id=task.id), get_profile("quick"), task, 0, memory_need, exact_need=exact_need)
 
 
-def test_the_judges_host_work_gives_a_steps_shared_gpu_hold_back(relu_task, tmp_path):
+def test_the_judges_host_work_gives_a_steps_gpu_hold_back(relu_task, tmp_path):
     """A float64 result computed on the host inside a trial's shared hold kept every other evaluation's timer
     waiting for its 154 s (H200, c27665c): ``off_gpu`` lets a timer in, and takes the hold again after, its wait
-    moving the deadlines on."""
+    moving the deadlines on; inside a timing slice's exclusive hold, it lets the others' steps in."""
     from kernelgym.judge.admission import SharedExclusiveLock
 
     lock = SharedExclusiveLock()
@@ -94,6 +94,21 @@ def test_the_judges_host_work_gives_a_steps_shared_gpu_hold_back(relu_task, tmp_
     other.join()
     with session.off_gpu():  # outside a hold: the block just runs
         assert lock._sharers == 0
+
+    stepped = threading.Event()
+
+    def step():
+        with lock.shared():
+            stepped.set()
+
+    with session.gpu(alone=True):  # a timing slice's exclusive hold (a compared call's check runs in it)
+        other = threading.Thread(target=step)
+        other.start()
+        assert not stepped.wait(0.3)
+        with session.off_gpu():
+            assert stepped.wait(10) and not session._holding_alone
+        assert lock._writer and session._holding_alone  # alone again
+    other.join()
 
 
 def test_a_float64_result_computed_on_the_host_runs_off_the_callers_gpu_hold(relu_task, tmp_path):

@@ -144,7 +144,7 @@ class Session:
         self.waited_s = 0.0  # time spent waiting for the GPU (:meth:`gpu`): moves deadlines, never spends budgets
         self._step_s: dict[str, float] = {}  # each step's time so far, unrounded (:meth:`step`)
         self._holding_alone = False  # holding the GPU alone now: steps inside need no hold of their own
-        self._shared_hold: tuple | None = None  # (its ExitStack, label) of the shared hold held now (:meth:`off_gpu`)
+        self._gpu_hold: tuple | None = None  # (ExitStack, alone, label) of the GPU hold held now (:meth:`off_gpu`)
         self._in_judge_step = False  # inside one of JUDGE_OWN_STEPS now (:meth:`step`)
         #: the evaluation's GPU-memory reservation, entered by :meth:`run` and closed by the runner only once the
         #: worker is dead (its memory freed): a dying worker's memory is never lent to the next evaluation
@@ -413,14 +413,14 @@ class Session:
         if self._holding_alone:  # inside this evaluation's own exclusive hold (a timing round): the GPU is already ours
             yield
             return
-        hold, outer = contextlib.ExitStack(), self._shared_hold
+        hold, outer = contextlib.ExitStack(), self._gpu_hold
         with hold:
             self._acquire(hold, alone, label)
-            self._holding_alone, self._shared_hold = alone, (None if alone else (hold, label))
+            self._holding_alone, self._gpu_hold = alone, (hold, alone, label)
             try:
                 yield
             finally:
-                self._holding_alone, self._shared_hold = False, outer
+                self._holding_alone, self._gpu_hold = False, outer
 
     def _acquire(self, hold: contextlib.ExitStack, alone: bool, label: str | None) -> None:
         """Enter the GPU lock into ``hold``; the wait moves the deadlines on and counts as ``gpu_wait``."""
@@ -432,27 +432,30 @@ class Session:
 
     @contextlib.contextmanager
     def off_gpu(self):
-        """Give the current step's shared hold back for a block of the judge's own work on the host, and take it
-        again after (the wait moves the deadlines on, as any wait for the GPU does). This evaluation's queued GPU
-        work is waited for first, and the worker is idle in a step (it has answered), so the block leaves nothing
-        of this evaluation on the GPU: the block must not touch the GPU either. Outside a shared hold (inside an
-        exclusive one, or none), the block runs as it is.
+        """Give the GPU hold of the current step back for a block of the judge's own work on the host (or a wait),
+        and take the same kind of hold again after (the wait moves the deadlines on, as any wait for the GPU does).
+        This evaluation's queued GPU work is waited for first, and the worker is idle in a step (it has answered;
+        between timed blocks, where a compared call's check runs inside the timing's exclusive hold, too), so the
+        block leaves nothing of this evaluation on the GPU: the block must not touch the GPU either. Outside a
+        hold, the block runs as it is.
 
         A float64 result that did not fit the GPU is computed on the host (:meth:`~kernelgym.judge.reference.
         ReferenceSide.exact_outputs`): inside the trial's shared hold it kept every timer of the other evaluations
         waiting (writer preference then held new steps back too), the whole GPU idle for its 154 s (H200, batch B
-        at c27665c)."""
-        current = self._shared_hold
-        if current is None or self._holding_alone:
+        at c27665c); inside a timing slice's exclusive hold, every other evaluation's steps."""
+        current = self._gpu_hold
+        if current is None:
             yield
             return
-        hold, label = current
+        hold, alone, label = current
         streams.settle(self.reference.device)
         hold.close()
+        self._holding_alone = False  # nothing is held in the block
         try:
             yield
         finally:
-            self._acquire(hold, False, label)
+            self._acquire(hold, alone, label)
+            self._holding_alone = alone
 
     @contextlib.contextmanager
     def step(self, name: str):
