@@ -512,6 +512,10 @@ def summarize(runs: list[Run], wall_s: float, gpus: int, holds: list, t0: float,
             "gpu_share": busy_shares(holds, t0, t1), "drains_by_step_s": drains_by_step(holds),
             "median_stage_s": {k: _round(statistics.median(v)) for k, v in sorted(stages.items())},
             "summed_wait_s": {k: _round(sum(stages.get(k, ()))) for k in ("gpu_wait", "memory_wait", "startup")},
+            # the float64 reference, where a comparison needed it: its time and its wait for memory, summed and the
+            # longest (L1/15's on the host took 154 s of one row at c27665c, the GPU held throughout)
+            "float64_reference_s": {k: {"sum": _round(sum(stages[k])), "max": _round(max(stages[k]))}
+                                    for k in ("exact_reference", "exact_memory_wait") if stages.get(k)},
             "statuses_by_family": statuses, "as_expected": len(evaluated) - len(unexpected),
             "eager_figures": eager,
             "unexpected": [{k: u[k] for k in ("index", "task", "variant", "status", "message")} for u in unexpected]}
@@ -583,6 +587,7 @@ def figures_lines(label: str, fig: dict) -> list[str]:
             f"  median stage s: {fig['median_stage_s']}",
             f"  summed over the rows (s; memory_wait is gpu_wait's part spent waiting for memory): "
             f"{fig.get('summed_wait_s')}",
+            f"  the float64 reference (s, where needed): {fig.get('float64_reference_s')}",
             f"  statuses by family: {fig['statuses_by_family']}; as labelled {fig['as_expected']}/{fig['evaluated']}",
             f"  eager figures by origin: {fig.get('eager_figures')}"]
             + [f"  UNEXPECTED {u['variant']} {u['task']}: {u['status']}: {u['message'][:160]}"

@@ -107,12 +107,14 @@ def test_the_figures_count_where_each_eager_figure_came_from(bench):
     item = bench.make_item("B", 0, *bench.pick_solutions(1)[0], "solution")
     hows = ["interleaved", "interleaved, lowered by a block timed alone", "batch", "batch", None]
     runs = [bench.Run(item, EvalResult(task_id="t", status="ok" if how else "incorrect",
-                                       durations={"total": 1.0, "gpu_wait": 0.5, "memory_wait": 0.25},
+                                       durations={"total": 1.0, "gpu_wait": 0.5, "memory_wait": 0.25,
+                                                  **({"exact_reference": 3.0} if how == "batch" else {})},
                                        runtime_spread={"baseline": how} if how else {}), 0.0, 1.0) for how in hows]
     fig = bench.summarize(runs, wall_s=5.0, gpus=1, holds=[], t0=0.0, t1=5.0)
     assert fig["eager_figures"] == {"interleaved": 2, "batch": 2}
     assert any("eager figures by origin" in line for line in bench.figures_lines("pool B", fig))
     assert fig["summed_wait_s"] == {"gpu_wait": 2.5, "memory_wait": 1.25, "startup": 0}  # memory's part apart
+    assert fig["float64_reference_s"] == {"exact_reference": {"sum": 6.0, "max": 3.0}}  # only where it ran
 
 
 def test_the_lock_keeps_its_last_holds_in_monotonic_time_only_when_asked():
