@@ -5,7 +5,8 @@
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
-#   solutions were evaluated in it), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
+#   solutions were evaluated in it), DS_TAG (a suffix of the part's result files: two runs in one call, e.g. the
+#   second with KERNELGYM_TIMING_METHOD=activity, keep both), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
 #   session's collection before its first episode; 0: no collection); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
@@ -42,10 +43,10 @@ if run datasets; then
     solutions=/tmp/ds_only
   fi
   timeout -s INT ${DS_TIMEOUT:-230} python3 -m kernelgym.cli eval $solutions --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
-    --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval.txt"
+    --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval${DS_TAG:-}.txt"
   [ "${COLLECT_TIMEOUT:-150}" = 0 ] || timeout -s INT ${COLLECT_TIMEOUT:-150} python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
-    --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect.txt"
-  tar -C "$OUT" -czf "$OUT/datasets.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
+    --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect${DS_TAG:-}.txt"
+  tar -C "$OUT" -czf "$OUT/datasets${DS_TAG:-}.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
 fi
 if run throughput; then
   timeout $(( ${TP_BUDGET_S:-480} + 60 )) python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
