@@ -184,8 +184,8 @@ def measure_ceilings(device: str = "cuda:0", size_mb: int = 2048, n: int = 8192,
 #: Which ceiling a task's dtype is measured against for MFU, unless the task names its own (:func:`precision_of`).
 PRECISION_OF_DTYPE = {"float32": "tf32", "float16": "fp16", "bfloat16": "bf16", "int8": "int8", "float64": "fp32",
                       "int32": "fp32", "int64": "fp32"}
-#: The precisions a task may name as its arithmetic's (``KERNELGYM["precision"]``): the keys of :data:`PEAKS`' rates.
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+#: The precisions a task may name as its arithmetic's (``KERNELGYM["precision"]``): the rates of :data:`PEAKS`.
+PRECISIONS = tuple(key for key in PEAKS["H200"] if key != "bandwidth_tbs")
 
 
 def precision_of(dtype: str, declared: str | None = None) -> str:

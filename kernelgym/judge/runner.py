@@ -130,7 +130,7 @@ class Judge:
             self.admission = GpuAdmission.none() if gpu_lock is None else GpuAdmission(gpu_lock, NoBudget())
         else:
             self.admission = GpuAdmission.for_device(self.device, gpu_lock)
-        self._memory_needs: dict[str, int | None] = {}  # task key -> its footprint bound (:meth:`_footprint`)
+        self._footprints: dict[str, int | None] = {}  # task key -> its footprint bound (:meth:`_footprints_need`)
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self._versions: dict[str, str] | None = None
         self._hardware = None
@@ -192,37 +192,33 @@ class Judge:
         times the eager footprint bound of :func:`kernelgym.judge.footprint.footprint_bound` (inputs and their
         copy, outputs, the reference's own run), once more when outputs are handed over in device memory (the
         lent buffer and the runner's copy of it), the snapshots of one block of timed calls on both sides, plus
-        1 GiB. Cached per task; half the budget when the bound cannot be had; 0 on the CPU."""
-        if self.on_cpu:
-            return 0
-        footprint = self._footprint(task)
-        if footprint is None:
-            return (self.admission.budget.capacity or 0) // 2
-        return (4 if self.device_transfer else 3) * footprint + 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30)
+        1 GiB (:meth:`_footprints_need`: the bound cached per task; half the budget without it; 0 on the CPU)."""
+        return self._footprints_need(task, 4 if self.device_transfer else 3, 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30))
 
     def exact_memory_need(self, task: Task) -> int:
         """GPU bytes the float64 reference of ``task`` takes beside its evaluation, reserved only where it ran out
         of memory without (:meth:`kernelgym.judge.session.Session.exact_room`): :data:`EXACT_FOOTPRINTS` times the
         eager footprint bound (every tensor twice the bytes in float64; the wide trial's moved copy of the data and
         its largest changes) plus 1 GiB; half the budget when the bound cannot be had; 0 on the CPU."""
+        return self._footprints_need(task, EXACT_FOOTPRINTS, 1 << 30)
+
+    def _footprints_need(self, task: Task, footprints: int, extra: int) -> int:
+        """``footprints`` times the eager footprint bound of ``task`` plus ``extra`` bytes: 0 on the CPU, half the
+        budget where the bound cannot be had (:func:`kernelgym.judge.footprint.footprint_bound`, cached per task)."""
         if self.on_cpu:
             return 0
-        footprint = self._footprint(task)
-        if footprint is None:
-            return (self.admission.budget.capacity or 0) // 2
-        return EXACT_FOOTPRINTS * footprint + (1 << 30)
-
-    def _footprint(self, task: Task) -> int | None:
-        """:func:`kernelgym.judge.footprint.footprint_bound` of ``task``, cached; ``None`` where it cannot be had."""
         key = task.key
-        if key not in self._memory_needs:
+        if key not in self._footprints:
             try:
                 from kernelgym.judge.footprint import footprint_bound
 
-                self._memory_needs[key] = footprint_bound(task)[0]
+                self._footprints[key] = footprint_bound(task)[0]
             except Exception:  # noqa: BLE001
-                self._memory_needs[key] = None
-        return self._memory_needs[key]
+                self._footprints[key] = None
+        footprint = self._footprints[key]
+        if footprint is None:
+            return (self.admission.budget.capacity or 0) // 2
+        return footprints * footprint + extra
 
     # -- stages on the trusted side -----------------------------------------------------------------------
     def _stage_format(self, result: EvalResult, text: str) -> str:
