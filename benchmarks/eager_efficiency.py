@@ -6,7 +6,7 @@
 and FLOP rates its formulas imply); ``CEILINGS`` is the dict :func:`kernelgym.hardware.measure_ceilings` printed
 in the same run (the last line of ``ceilings.txt`` from ``benchmarks/gpu_session.sh smoke``), or that dict as JSON.
 IOU = implied bytes/s over the measured copy bandwidth; MFU = implied FLOP/s over the measured matmul rate of the
-task's precision (:data:`kernelgym.hardware.PRECISION_OF_DTYPE`; the vendor's peak where none was measured, as the
+task's precision (:func:`kernelgym.hardware.precision_of`; the vendor's peak where none was measured, as the
 judge does). Prints the highest of each and every figure above 100%; exit status 1 when there is one.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernelgym.hardware import PEAKS, PRECISION_OF_DTYPE  # noqa: E402
+from kernelgym.hardware import PEAKS, precision_of  # noqa: E402
 from kernelgym.tasks import load_tasks  # noqa: E402
 
 
@@ -31,12 +31,15 @@ def read_ceilings(spec: str) -> dict:
     return dict(ast.literal_eval(text))
 
 
-def efficiencies(rows: list[dict], ceilings: dict, vendor: dict, dtypes: dict) -> list[dict]:
-    """One row per task with its IOU and MFU (None where the lint gave no rate or no ceiling applies)."""
+def efficiencies(rows: list[dict], ceilings: dict, vendor: dict, dtypes: dict,
+                 precisions: dict | None = None) -> list[dict]:
+    """One row per task with its IOU and MFU (None where the lint gave no rate or no ceiling applies); the MFU's
+    ceiling is the task's precision (:func:`kernelgym.hardware.precision_of`: ``precisions``, the ones tasks name,
+    else their dtype's), as the judge's."""
     out = []
     for row in rows:
         figures, task_id = row.get("figures") or {}, row["task_id"]
-        precision = PRECISION_OF_DTYPE.get(dtypes.get(task_id, "float32"), "fp32")
+        precision = precision_of(dtypes.get(task_id, "float32"), (precisions or {}).get(task_id))
         bandwidth = ceilings.get("bandwidth_tbs") or vendor.get("bandwidth_tbs")
         compute = ceilings.get(precision) or vendor.get(precision)
         tbs, tflops = figures.get("implied_tbs"), figures.get("implied_tflops")
@@ -57,7 +60,8 @@ def main() -> int:
     rows = json.loads(Path(args.lint_json).read_text())
     tasks = load_tasks()
     dtypes = {task_id: tasks.get(task_id).dtype for task_id in tasks.ids}
-    table = efficiencies(rows, read_ceilings(args.ceilings), PEAKS.get(args.gpu, {}), dtypes)
+    precisions = {task_id: tasks.get(task_id).precision for task_id in tasks.ids}
+    table = efficiencies(rows, read_ceilings(args.ceilings), PEAKS.get(args.gpu, {}), dtypes, precisions)
     for name in ("iou", "mfu"):
         ranked = sorted((r for r in table if r[name] is not None), key=lambda r: -r[name])
         print(f"{name.upper()}: {len(ranked)} tasks; highest: " +

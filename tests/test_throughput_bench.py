@@ -181,6 +181,8 @@ def test_eager_efficiency_divides_by_the_measured_ceiling_of_the_tasks_precision
     assert table[0] == {"task": "a", "precision": "tf32", "iou": 0.5, "mfu": 0.25}
     assert table[1]["iou"] == 1.25 and table[1]["mfu"] == 0.9  # bf16 not measured: the vendor's peak
     assert table[2]["iou"] is None and table[2]["mfu"] is None
+    named = script.efficiencies(rows[:1], ceilings, {"int8": 2000.0}, {"a": "float32"}, {"a": "int8"})
+    assert named[0]["precision"] == "int8" and named[0]["mfu"] == 0.05  # the precision the task names, as the judge
 
 
 def test_drains_are_charged_to_the_step_the_timer_waited_for_last(bench):
