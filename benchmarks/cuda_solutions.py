@@ -111,7 +111,7 @@ def evaluate_all(tasks, policy, ids: list[str], args, report: Report, t0: float)
             "task": task_id, "status": r.status, "speedup": r.speedup, "runtime_ms": r.runtime_ms,
             "baseline_ms": r.baseline_ms, "compile_cached_s": r.durations.get("compile"), "durations": r.durations,
             "finished_s": round(time.monotonic() - t0, 1), "kernel_coverage": r.kernel_coverage,
-            "message": r.message[:300]})
+            "runtime_spread": r.runtime_spread, "message": r.message[:300]})
     print(f"pool: {dict(pool.stats)}", flush=True)
     rows = report.data["evaluations"]
     print(f"{len(rows)} of {len(ids)} CUDA solutions evaluated in {time.monotonic() - t0:.0f} s; ok: "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import torch
 
@@ -199,6 +201,94 @@ def test_a_worker_refuses_null_calls_once_its_candidate_is_loaded():
 
     bare = types.SimpleNamespace(model=object())  # loaded
     assert Worker.null_block(bare, 5, 1, "[]") is False
+
+
+def test_null_blocks_share_one_recorder_of_the_requests_method_ended_before_the_candidate_loads(relu_task,
+                                                                                                  monkeypatch):
+    """The null blocks carry the per-call steps of the candidate's blocks, so they run in the same regime: the
+    request's timing method, and (the activity method) one recorder over all of them, as the candidate's stage
+    recorder spans its blocks; it is stopped at ``go``, before any candidate code runs. Measured on the H200 with
+    the null blocks synchronized and unrecorded: the activity method's bound raised 27 of 69 honest runtimes."""
+    import json
+    import types
+
+    from kernelgym.judge import worker as worker_mod
+    from kernelgym.judge.worker import Worker
+
+    started, ended = [], []
+    monkeypatch.setattr(worker_mod, "_record_stage", lambda timer: started.append(timer) or False)
+    monkeypatch.setattr(worker_mod, "_stage_spans", lambda timer: ended.append(timer) or [])
+    sent = []
+    module = relu_task.load_module(small=True)
+    ref = module.Model(*module.get_init_inputs())(*module.get_inputs())
+    specs = json.dumps([{"kind": "tensor", "shape": list(ref.shape), "dtype": str(ref.dtype).split(".")[-1]}])
+    bare = types.SimpleNamespace(model=None, null_timer=None, req={"timing_method": "activity"}, device="cpu",
+                                 module=module, send=sent.append, error=lambda *a: sent.append(("error",) + a))
+    assert Worker.null_block(bare, 3, 11, specs) and Worker.null_block(bare, 2, 12, specs)
+    assert [len(m["times_ms"]) for m in sent] == [3, 2]
+    assert len(started) == 1 and started[0] is bare.null_timer and bare.null_timer.method == "activity"
+    assert len(bare.null_timer.times) == 5  # one timer over both blocks
+    timer = bare.null_timer
+    Worker.end_null_blocks(bare)
+    assert ended == [timer] and bare.null_timer is None
+    order = []
+    bare.end_null_blocks = lambda: order.append("end")
+    bare.load_candidate = lambda: order.append("candidate")  # returns None: the load stops there
+    assert Worker._load(bare) is False and order == ["end", "candidate"]
+
+
+def test_scheduler_times_count_what_a_process_ran_and_waited_for_a_cpu():
+    """``schedstat`` of every thread of the given processes: a busy child's CPU time shows; a gone one counts 0."""
+    import subprocess
+    import sys
+
+    from kernelgym.judge.process import scheduler_ns
+
+    child = subprocess.Popen([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                              "while time.process_time() - t < 0.3: pass\nimport sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while (scheduler_ns([child.pid]) or (0, 0))[0] < 0.25e9 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ran, waited = scheduler_ns([child.pid])
+        assert ran >= 0.25e9 and waited >= 0
+    finally:
+        child.communicate(b"")
+    assert scheduler_ns([child.pid]) is None and scheduler_ns([]) is None
+
+
+def test_block_clock_records_each_blocks_cpu_and_cpu_wait_per_call_outside_its_wall():
+    from kernelgym.judge.wallclock import BlockClock
+
+    readings = iter([(0, 0), (4_000_000, 10_000_000), (4_000_000, 10_000_000), (5_000_000, 10_000_000)])
+    clock = BlockClock(lambda calls: [1.0] * calls, scheduler=lambda: next(readings))
+    clock(2)
+    clock(1)
+    assert clock.cpu_per_call_ms == [2.0, 1.0] and clock.cpu_wait_per_call_ms == [5.0, 0.0]
+    gone = BlockClock(lambda calls: [1.0] * calls, scheduler=lambda: None)
+    gone(3)
+    assert gone.cpu_per_call_ms == [None] and gone.cpu_wait_per_call_ms == [None]
+
+
+def test_the_result_keeps_each_blocks_wall_and_the_workers_cpu_beside_the_bound(tmp_path, relu_task):
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path)
+    try:
+        result = judge.evaluate(relu_task, GOOD, profile=get_profile("quick"))
+    finally:
+        judge.close()
+    assert result.status == "ok", result.message
+    spread = result.runtime_spread
+    walls, cpu, waits = (spread[k] for k in ("runner_block_walls_ms", "worker_block_cpu_ms",
+                                             "worker_block_cpu_wait_ms"))
+    assert len(walls) == len(cpu) == len(waits) >= 1 and min(walls) == pytest.approx(spread["runner_fastest_wall_ms"],
+                                                                                         abs=1e-3)
+    assert all(c is not None and c > 0 for c in cpu) and all(w is not None and w >= 0 for w in waits)
+    from kernelgym.judge.wallclock import NULL_BLOCKS
+
+    assert len(spread["null_overheads_ms"]) == NULL_BLOCKS and spread["synchronized_median_ms"] > 0
 
 
 def test_block_clock_measures_wall_time_per_call():

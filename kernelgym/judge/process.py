@@ -151,6 +151,27 @@ def cpu_seconds(pids) -> float:
     return total / _TICKS_PER_S
 
 
+def scheduler_ns(pids) -> tuple[int, int] | None:
+    """The kernel's scheduler statistics of every thread of the processes ``pids`` together (``schedstat``): the
+    nanoseconds they ran on a CPU and those they waited, runnable, for one. ``None`` where the kernel keeps no such
+    statistics. A block whose threads waited long for a CPU was slowed by the host's load, not by its calls."""
+    ran = waited = 0
+    found = False
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    fields = f.read().split()
+                ran, waited, found = ran + int(fields[0]), waited + int(fields[1]), True
+            except (OSError, IndexError, ValueError):
+                continue
+    return (ran, waited) if found else None
+
+
 def _status_fields(pid: int, names: tuple[str, ...]) -> dict[str, int]:
     """The first number of each line of ``/proc/PID/status`` that starts with one of ``names`` ({} if gone)."""
     out: dict[str, int] = {}

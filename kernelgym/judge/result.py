@@ -27,7 +27,13 @@ runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci9
                    ``"runner_bound_ms"`` and what it was made of: ``"runner_fastest_wall_ms"``,
                    ``"runner_fastest_block_calls"``, ``"runner_overhead_ms"``, ``"runner_overhead_from"``
                    (``"null_calls"``, on a GPU: measured in the worker before its candidate loaded, also given as
-                   ``"null_overhead_ms"``; ``"reference"``: the eager reference's, ``"reference_overhead_ms"``); ``"compared_floor_ms"``,
+                   ``"null_overhead_ms"``, each counted null block's in ``"null_overheads_ms"``; ``"reference"``:
+                   the eager reference's, ``"reference_overhead_ms"``), each candidate block's wall per call
+                   (``"runner_block_walls_ms"``) and the median of the worker's synchronized times
+                   (``"synchronized_median_ms"``: with the activity method the reported median is the spans'),
+                   per call of each block how long the worker's threads ran on a CPU and waited for one
+                   (``"worker_block_cpu_ms"``, ``"worker_block_cpu_wait_ms"``: the host's load on the blocks);
+                   a ``timing_wall_mismatch`` rejection keeps these too; ``"compared_floor_ms"``,
                    ``"compared_calls"``, ``"fastest_check_ms"``); and the eager reference's: ``"baseline"``
                    (``"interleaved"``: timed in blocks alternating with the candidate's in this evaluation;
                    ``"batch"``: the figure its batch plan's first timed evaluation of the task measured and

@@ -29,7 +29,7 @@ from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, WIDE_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
-    tree_usage
+    scheduler_ns, tree_usage
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -122,6 +122,8 @@ class Session:
         self.bound_inputs: dict = {}
         #: the per-call overhead measured on null calls in the worker before its candidate loaded (ms), if measured
         self.null_overhead_ms: float | None = None
+        #: each counted null block's wall per call less its median (ms): how much the overhead wandered
+        self.null_overheads_ms: list[float] = []
         self._early_refs: tuple | None = None  # (seed, outputs) of the reference, computed for the null calls
         self._seeds: dict[tuple, int] = {}  # (trial kind, index) -> its secret seed, outside a batch plan
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
@@ -372,6 +374,7 @@ class Session:
             walls.append((time.perf_counter() - started) * 1e3 / calls)
             medians.append(sorted(times)[len(times) // 2])
         self.null_overhead_ms = null_overhead_ms(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:])
+        self.null_overheads_ms = [round(w - m, 4) for w, m in zip(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:])]
 
     def snapshot_calls(self, out_bytes: int) -> int:
         """The most calls of a timed block whose snapshots stay within :data:`SNAPSHOT_BYTES` (at least one)."""
@@ -869,7 +872,7 @@ class Session:
         out_bytes = self.out_bytes  # known from the trials
         self._per_block = self.snapshot_calls(out_bytes)
         self._check_share = min(1.0, CHECK_EVERY_BLOCK_BYTES / max(out_bytes, 1))
-        self.clock = BlockClock(self._raw_block)
+        self.clock = BlockClock(self._raw_block, scheduler=lambda: scheduler_ns(self._worker_pids))
         blocks = {"candidate": self._checked_blocks}
         if cached is None:
             with self.gpu(label="reference_warmup"):  # shared, before the slices start
@@ -1072,7 +1075,12 @@ class Session:
                                  "runner_overhead_ms": overhead,
                                  "runner_overhead_from": "null_calls" if measured else "reference",
                                  "null_overhead_ms": self.null_overhead_ms,
-                                 "reference_overhead_ms": reference_overhead}
+                                 "null_overheads_ms": self.null_overheads_ms,
+                                 "reference_overhead_ms": reference_overhead,
+                                 "runner_block_walls_ms": [round(w, 4) for w in self.clock.per_call_ms],
+                                 "worker_block_cpu_ms": _rounded(self.clock.cpu_per_call_ms),
+                                 "worker_block_cpu_wait_ms": _rounded(self.clock.cpu_wait_per_call_ms),
+                                 "synchronized_median_ms": self.clock.median_ms()}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
             reason = mismatch(self.clock.median_ms(), bound) or \
                 mismatch(self.clock.median_ms(), checks, "describing a compared call's output took")
@@ -1080,6 +1088,9 @@ class Session:
                 return max(bound, checks)
             if attempt < EXTRA_BLOCKS:
                 self._checked_blocks(block)  # more blocks by the judge's clock before concluding
+        # what the bound was made of stays with the verdict: a rejection by the runner's clock can be checked
+        self.result.runtime_spread = {**self.bound_inputs, "runner_bound_ms": bound,
+                                      "fastest_check_ms": min(self.check_ms) if self.check_ms else None}
         raise self.reject("timing_wall_mismatch", reason)
 
 
@@ -1146,6 +1157,10 @@ def integrity_flags(header: dict) -> list:
     """The ``[name, reason]`` pairs a worker's frame reports under ``integrity_flags`` (anything else in it is
     ignored: the flags are the worker's evidence against the candidate, never its say)."""
     return [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+
+
+def _rounded(values: list[float | None]) -> list[float | None]:
+    return [None if v is None else round(v, 4) for v in values]
 
 
 def _has_floating(values: tuple) -> bool:

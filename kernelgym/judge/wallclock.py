@@ -53,20 +53,33 @@ class BlockClock:
     method's recorder, :attr:`kernelgym.judge.timing.CallTimer.recorder_ms`), left out of its wall time, as the
     candidate's worker spends it outside its blocks."""
 
-    def __init__(self, run_block: Callable[[int], list[float]], untimed_ms: Callable[[], float] | None = None):
+    def __init__(self, run_block: Callable[[int], list[float]], untimed_ms: Callable[[], float] | None = None,
+                 scheduler: Callable[[], tuple[int, int] | None] | None = None):
         self.run_block = run_block
         self.untimed_ms = untimed_ms
+        #: ``scheduler() -> (ran_ns, waited_ns)`` of the process that runs the blocks
+        #: (:func:`kernelgym.judge.process.scheduler_ns`), read outside each block's wall time: per call, how long
+        #: its threads ran and waited for a CPU (:attr:`cpu_per_call_ms`, :attr:`cpu_wait_per_call_ms`; recorded
+        #: beside the bound, not used by it)
+        self.scheduler = scheduler
         self.times: list[float] = []
         self.per_call_ms: list[float] = []
         self.calls: list[int] = []
+        self.cpu_per_call_ms: list[float | None] = []
+        self.cpu_wait_per_call_ms: list[float | None] = []
 
     def __call__(self, calls: int) -> list[float]:
+        before = self.scheduler() if self.scheduler else None
         started = time.perf_counter()
         times = self.run_block(calls)
         wall_ms = (time.perf_counter() - started) * 1e3 - (self.untimed_ms() if self.untimed_ms else 0.0)
+        after = self.scheduler() if self.scheduler else None
         self.per_call_ms.append(wall_ms / max(calls, 1))
         self.calls.append(calls)
         self.times.extend(times)
+        both = before is not None and after is not None
+        for i, series in ((0, self.cpu_per_call_ms), (1, self.cpu_wait_per_call_ms)):
+            series.append((after[i] - before[i]) / 1e6 / max(calls, 1) if both else None)
         return times
 
     def median_ms(self) -> float:

@@ -216,6 +216,8 @@ class Worker:
         self.module = self.task.load_module(small=request["small"])
         self.model = None
         self.timer = None
+        #: the null blocks' timer (:meth:`null_block`), kept over all of them; its recorder ends at ``go``
+        self.null_timer = None
         self.snapshots: list[tuple] = []
         self.launches = LaunchCounter()
         self.launches.install()
@@ -260,6 +262,7 @@ class Worker:
             return self._load()
 
     def _load(self) -> bool:
+        self.end_null_blocks()
         cls = self.load_candidate()
         if cls is None:
             return False
@@ -372,17 +375,33 @@ class Worker:
                          for o in outputs)
             return made[0] if len(made) == 1 else made
 
-        # synchronized whatever the request's method: the activity method's recorder would start and stop a profiler
-        # around this block, host time the candidate's blocks never spend (its recorder spans the whole stage)
-        timer = _CallTimer(allocate, lambda i: make_inputs(self.module, call_seed(seed, i), self.device), self.device,
-                           scrub_released=True, method="synchronized")
+        # the request's method, as the candidate's blocks: with the activity method one recorder spans every null
+        # block, as the candidate's stage recorder spans its blocks (its per-op host cost is in both, and its start
+        # lands in the warm-up block, whose figures the runner does not use). Until 2026-12-05 the null blocks ran
+        # synchronized without a recorder, and on the H200 the candidate's blocks then spent more host time per call
+        # than the overhead subtracted from them (docs/BENCHMARKS.md, twenty-second session)
         try:
+            if self.null_timer is None:
+                self.null_timer = _CallTimer(allocate, None, self.device, scrub_released=True,
+                                             method=self.req.get("timing_method"))
+                _record_stage(self.null_timer)
+            timer = self.null_timer
+            first = len(timer.times)
+            timer.fn = allocate
+            timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
             times = _time_block(timer, calls, [], [], seed)
         except BaseException as exc:  # noqa: BLE001 - the task's own inputs failed: the judge's error
             self.error("runtime_error", exc, "the null block")
             return False
         self.send({"event": Event.TIMING, "times_ms": times})
         return True
+
+    def end_null_blocks(self) -> None:
+        """Stop the null blocks' recorder (one profiler per process: the candidate's timing starts its own) before
+        any candidate code runs; its records are not used."""
+        if self.null_timer is not None:
+            _stage_spans(self.null_timer)
+            self.null_timer = None
 
     def start_timing(self, seed: int) -> bool:
         config = _timing.TimingConfig(**self.req["timing"])
