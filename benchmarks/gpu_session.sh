@@ -6,9 +6,11 @@
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
 #   solutions were evaluated in it), DS_TAG (a suffix of the part's result files: two runs in one call, e.g. the
-#   second with KERNELGYM_TIMING_METHOD=activity, keep both), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
+#   second with KERNELGYM_TIMING_METHOD=activity, keep both; bound$DS_TAG.txt: benchmarks/bound_report.py on the
+#   run, the rows the runner's wall-clock bound raised), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
 #   session's collection before its first episode; 0: no collection); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
-#   arguments of throughput.py, e.g. "--plain 4 --fidelity 10") (throughput);
+#   arguments of throughput.py, e.g. "--plain 4 --fidelity 10"), TP_EXTRA_S (s past the budget before the part is
+#   stopped, default 60: the fidelity phase runs after the pool's budget; 8 fidelity rows did not finish in 60 s) (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
 #   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
@@ -46,10 +48,11 @@ if run datasets; then
     --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval${DS_TAG:-}.txt"
   [ "${COLLECT_TIMEOUT:-150}" = 0 ] || timeout -s INT ${COLLECT_TIMEOUT:-150} python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
     --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect${DS_TAG:-}.txt"
+  [ -f "$OUT/eval/results.jsonl" ] && python3 benchmarks/bound_report.py "$OUT/eval/results.jsonl" 2>&1 | tee "$OUT/bound${DS_TAG:-}.txt" | tail -3
   tar -C "$OUT" -czf "$OUT/datasets${DS_TAG:-}.tgz" eval collect && rm -rf "$OUT/eval" "$OUT/collect"   # at most 8 files return
 fi
 if run throughput; then
-  timeout $(( ${TP_BUDGET_S:-480} + 60 )) python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
+  timeout $(( ${TP_BUDGET_S:-480} + ${TP_EXTRA_S:-60} )) python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
     ${TP_DEVICE_TRANSFER:+--device-transfer} ${TP_ARGS:-} \
     --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
 fi

@@ -222,10 +222,16 @@ def test_null_blocks_share_one_recorder_of_the_requests_method_ended_before_the_
     module = relu_task.load_module(small=True)
     ref = module.Model(*module.get_init_inputs())(*module.get_inputs())
     specs = json.dumps([{"kind": "tensor", "shape": list(ref.shape), "dtype": str(ref.dtype).split(".")[-1]}])
+    from kernelgym.judge.profile import LaunchCounter
+
     bare = types.SimpleNamespace(model=None, null_timer=None, req={"timing_method": "activity"}, device="cpu",
-                                 module=module, send=sent.append, error=lambda *a: sent.append(("error",) + a))
+                                 module=module, send=sent.append, error=lambda *a: sent.append(("error",) + a),
+                                 launches=LaunchCounter(), own_names=set(), integrity_flags=lambda: [["x", "y"]])
+    bare._timed_block = lambda *a: Worker._timed_block(bare, *a)
     assert Worker.null_block(bare, 3, 11, specs) and Worker.null_block(bare, 2, 12, specs)
     assert [len(m["times_ms"]) for m in sent] == [3, 2]
+    # the frame of a candidate's block: its integrity flags are read for a null block too (a per-block step)
+    assert all(m["integrity_flags"] == [["x", "y"]] and "own_launches" in m for m in sent)
     assert len(started) == 1 and started[0] is bare.null_timer and bare.null_timer.method == "activity"
     assert len(bare.null_timer.times) == 5  # one timer over both blocks
     timer = bare.null_timer
@@ -289,6 +295,32 @@ def test_the_result_keeps_each_blocks_wall_and_the_workers_cpu_beside_the_bound(
     from kernelgym.judge.wallclock import NULL_BLOCKS
 
     assert len(spread["null_overheads_ms"]) == NULL_BLOCKS and spread["synchronized_median_ms"] > 0
+
+
+def test_the_runners_clock_on_a_block_runs_under_the_short_switch_interval_with_the_collector_left_on():
+    """The runner reads a block's end when its thread gets the GIL back after the worker's answer: the short switch
+    interval holds while any block clock runs (other evaluations' threads would otherwise add up to 5 ms to its
+    wall, counted as the candidate's), and the collector stays on there, off only inside a timed block of calls."""
+    import gc
+    import sys
+
+    from kernelgym.judge.timing import TIMED_SWITCH_INTERVAL_S, quiet_for_timing
+    from kernelgym.judge.wallclock import BlockClock
+
+    before = sys.getswitchinterval()
+    seen = []
+
+    def block(calls):
+        seen.append((sys.getswitchinterval(), gc.isenabled()))
+        with quiet_for_timing():  # a reference block timed in this process, inside the clock
+            seen.append((sys.getswitchinterval(), gc.isenabled()))
+        seen.append((sys.getswitchinterval(), gc.isenabled()))
+        return [1.0] * calls
+
+    BlockClock(block)(2)
+    assert seen == [(pytest.approx(TIMED_SWITCH_INTERVAL_S), True), (pytest.approx(TIMED_SWITCH_INTERVAL_S), False),
+                    (pytest.approx(TIMED_SWITCH_INTERVAL_S), True)]
+    assert sys.getswitchinterval() == before and gc.isenabled()
 
 
 def test_block_clock_measures_wall_time_per_call():

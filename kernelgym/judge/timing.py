@@ -75,10 +75,36 @@ def check_method(method: str) -> str:
 #: the GIL switch interval while a block of calls is timed (seconds; Python's default is 0.005)
 TIMED_SWITCH_INTERVAL_S = 1e-4
 _switch_lock = threading.Lock()
-_switch_state = {"timers": 0, "saved": 0.005, "gc": True}
+_switch_state = {"timers": 0, "saved": 0.005, "collectors_off": 0, "gc": True}
 
 
 @contextlib.contextmanager
+def _switching(collector_off: bool):
+    """The short switch interval while any such context is open in this process, and (``collector_off``) the
+    cyclic garbage collector off while any that asked for it is; each restored when the last one closes."""
+    with _switch_lock:
+        if not _switch_state["timers"]:
+            _switch_state["saved"] = _get_switch()
+            _set_switch(TIMED_SWITCH_INTERVAL_S)
+        _switch_state["timers"] += 1
+        if collector_off:
+            if not _switch_state["collectors_off"]:
+                _switch_state["gc"] = _gc_enabled()
+                _gc_disable()
+            _switch_state["collectors_off"] += 1
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            _switch_state["timers"] -= 1
+            if not _switch_state["timers"]:
+                _set_switch(_switch_state["saved"])
+            if collector_off:
+                _switch_state["collectors_off"] -= 1
+                if not _switch_state["collectors_off"] and _switch_state["gc"]:
+                    _gc_enable()
+
+
 def quiet_for_timing():
     """While any block is timed in this process: a thread that wants the GIL back gets it within
     :data:`TIMED_SWITCH_INTERVAL_S`, not Python's 5 ms, and the cyclic garbage collector does not run.
@@ -89,21 +115,16 @@ def quiet_for_timing():
     counted it: on the CPU a 2 ms call beside one busy thread measured 7.4 ms, 2.4 ms with this
     (``benchmarks/gil_handoff.py``). A collection of a large heap (the runner's) is a pause of milliseconds at a
     random call. The previous interval and collector state come back when the last timed block ends."""
-    with _switch_lock:
-        if not _switch_state["timers"]:
-            _switch_state["saved"], _switch_state["gc"] = _get_switch(), _gc_enabled()
-            _set_switch(TIMED_SWITCH_INTERVAL_S)
-            _gc_disable()
-        _switch_state["timers"] += 1
-    try:
-        yield
-    finally:
-        with _switch_lock:
-            _switch_state["timers"] -= 1
-            if not _switch_state["timers"]:
-                _set_switch(_switch_state["saved"])
-                if _switch_state["gc"]:
-                    _gc_enable()
+    return _switching(collector_off=True)
+
+
+def prompt_gil():
+    """The short switch interval of :func:`quiet_for_timing` without stopping the collector: for the runner's
+    clock on a worker's block (:class:`kernelgym.judge.wallclock.BlockClock`), whose end is read when the thread
+    waiting for the worker's answer gets the GIL back. Left at Python's 5 ms, the other evaluations' threads could
+    add up to that to every block's wall time, which the bound on the candidate's time counts as the candidate's.
+    (The collector stays on: these waits span most of a busy pool's time.)"""
+    return _switching(collector_off=False)
 
 
 #: the byte every scrubbed storage is filled with: NaN in every floating dtype (fp8 to fp64), -1 in every signed

@@ -69,10 +69,13 @@ class BlockClock:
         self.cpu_wait_per_call_ms: list[float | None] = []
 
     def __call__(self, calls: int) -> list[float]:
+        from kernelgym.judge.timing import prompt_gil
+
         before = self.scheduler() if self.scheduler else None
-        started = time.perf_counter()
-        times = self.run_block(calls)
-        wall_ms = (time.perf_counter() - started) * 1e3 - (self.untimed_ms() if self.untimed_ms else 0.0)
+        with prompt_gil():  # the answer's arrival, not the other threads' switch interval, ends the block
+            started = time.perf_counter()
+            times = self.run_block(calls)
+            wall_ms = (time.perf_counter() - started) * 1e3 - (self.untimed_ms() if self.untimed_ms else 0.0)
         after = self.scheduler() if self.scheduler else None
         self.per_call_ms.append(wall_ms / max(calls, 1))
         self.calls.append(calls)

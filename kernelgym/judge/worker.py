@@ -16,9 +16,11 @@ frames on its result channel (a pipe the runner passed as ``RESULT_FD``; what th
 - ``profile SEED``: one profiled forward → ``profile`` (which kernels ran), then its outputs, as for a trial;
 - ``null CALLS SEED SPECS``, only before ``go`` (no candidate code has run yet): a timed block, as below, of a
   forward that allocates empty outputs of the shapes and dtypes in ``SPECS`` and does nothing else → ``timing``.
-  Every per-call step of a block (inputs from the seed, the L2 flush, synchronisation, snapshots, scrubbing, the
-  pipe) runs as for the candidate, so the runner's clock on it, less its times, is the per-call overhead that the
-  runner's bound on the candidate's time subtracts (:mod:`kernelgym.judge.wallclock`);
+  Every per-call and per-block step of a block (inputs from the seed, the L2 flush, synchronisation, snapshots,
+  scrubbing, the launch count, the frame's integrity flags, the pipe; the request's timing method, with one
+  recorder over all null blocks under the activity method) runs as for the candidate, so the runner's clock on it,
+  less its times, is the per-call overhead that the runner's bound on the candidate's time subtracts
+  (:mod:`kernelgym.judge.wallclock`);
 - ``time SEED`` → ``timing_ready`` after warm-up; ``block CALLS SEED [PROBE OUTLIER]`` → ``timing`` (per-call
   ms); call ``PROBE`` of the block (a *probe*) gets inputs with ``OUTLIER``'s outliers, the others standard ones;
   each call's outputs are snapshotted right after it, and ``check INDEX`` sends the snapshot of that call, as for a
@@ -151,7 +153,8 @@ def _watched(launch_methods: tuple = ()) -> dict:
                  "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
                  "_current_frames"):  # what reads and sends outputs
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
-    for name in ("send", "send_outputs", "integrity_flags", "block", "check", "spans", "trial", "profile"):
+    for name in ("send", "send_outputs", "integrity_flags", "block", "_timed_block", "check", "spans", "trial",
+                 "profile"):
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
     for name in ("profile_forward", "candidate_kernel_names"):  # what the torch-use policy is measured with
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
@@ -389,12 +392,10 @@ class Worker:
             first = len(timer.times)
             timer.fn = allocate
             timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
-            times = _time_block(timer, calls, [], [], seed)
-        except BaseException as exc:  # noqa: BLE001 - the task's own inputs failed: the judge's error
+        except BaseException as exc:  # noqa: BLE001 - the profiler failed to start: the judge's error
             self.error("runtime_error", exc, "the null block")
             return False
-        self.send({"event": Event.TIMING, "times_ms": times})
-        return True
+        return self._timed_block(timer, calls, [], [], seed, "the null block")
 
     def end_null_blocks(self) -> None:
         """Stop the null blocks' recorder (one profiler per process: the candidate's timing starts its own) before
@@ -425,6 +426,13 @@ class Worker:
         first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
         self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device,
                                                      outlier if i - first == probe else NO_OUTLIERS)
+        return self._timed_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, "timing")
+
+    def _timed_block(self, timer, calls: int, keep: list, changed: list, seed: int, what: str) -> bool:
+        """A block of ``calls`` calls of ``timer`` and its ``timing`` frame: the steps of every timed block, the
+        null blocks' as the candidate's, so that the runner's clock on the null blocks holds every per-call and
+        per-block step of the candidate's but the forward (the launch count after each call, the integrity flags
+        of the frame); ``keep`` and ``changed`` as :meth:`CallTimer.time_block`'s."""
         launched, counted = [], [self.launches.own(self.own_names)]
 
         def count_launches():  # after each timed call, outside its interval: its own kernels' launches
@@ -433,9 +441,9 @@ class Worker:
             counted[0] = now
 
         try:
-            times = _time_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, count_launches)
+            times = _time_block(timer, calls, keep, changed, seed, count_launches)
         except BaseException as exc:  # noqa: BLE001
-            self.error("runtime_error", exc, "timing")
+            self.error("runtime_error", exc, what)
             return False
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": self.integrity_flags(),
                    "own_launches": launched if self.launches.installed else None})

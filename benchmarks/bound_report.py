@@ -1,0 +1,106 @@
+"""Where the runner's wall-clock bound, not the worker's own figure, set a run's runtimes (docs/SECURITY.md).
+
+    python benchmarks/bound_report.py RESULTS [RESULTS ...] [--all] [--json out.json]
+
+``RESULTS``: an evaluation's ``results.jsonl`` (``kernelgym eval --out``) or a ``datasets*.tgz`` of
+``benchmarks/gpu_session.sh`` holding ``eval/results.jsonl``. Per timed row: the worker's reported median, the
+runtime the judge kept, the factor between them (above 1: the bound or the compared floor raised it), and what the
+bound was made of: the fastest block's wall per call, the null overhead subtracted, and the excess (wall less the
+overhead less the reported median: host time the candidate's blocks spent that the null blocks did not). Where the
+result has them (since f7a4eb8): the synchronized median (with the activity method, the reported median is the
+spans'), the spread of the null blocks' overheads, and the worker's CPU wait per call in its fastest block (the
+host's load). Prints the raised rows (every row with ``--all``) and a summary: how many were raised, by how much, and
+the median excess. An honest run wants few raised rows: a raise is a kernel charged for time that was not its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import statistics
+import sys
+import tarfile
+from pathlib import Path
+
+#: a runtime more than this factor above the reported median counts as raised (rounding aside)
+RAISED = 1.001
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a ``results.jsonl``, or of the ``eval/results.jsonl`` inside a ``.tgz``."""
+    if path.name.endswith((".tgz", ".tar.gz")):
+        with tarfile.open(path) as tar:
+            member = next((m for m in tar.getmembers() if m.name.endswith("eval/results.jsonl")), None)
+            if member is None:
+                raise SystemExit(f"{path}: no eval/results.jsonl inside")
+            text = io.TextIOWrapper(tar.extractfile(member), encoding="utf-8").read()
+    else:
+        text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def row_figures(row: dict) -> dict | None:
+    """What one timed result says about its bound, or ``None`` for a row that was not timed on a GPU."""
+    res = row.get("result", row)
+    spread = res.get("runtime_spread") or {}
+    reported = spread.get("reported_median_ms")
+    if not res.get("timing_meaningful") or not reported or "runner_fastest_wall_ms" not in spread:
+        return None
+    wall, overhead = spread["runner_fastest_wall_ms"], spread.get("runner_overhead_ms") or 0.0
+    out = {"task": res.get("task_id"), "status": res.get("status"), "reported_ms": reported,
+           "runtime_ms": res.get("runtime_ms"), "raised": (res.get("runtime_ms") or reported) / reported,
+           "bound_ms": spread.get("runner_bound_ms"), "wall_ms": wall, "overhead_ms": overhead,
+           "block_calls": spread.get("runner_fastest_block_calls"), "excess_ms": wall - overhead - reported,
+           "synchronized_ms": spread.get("synchronized_median_ms")}
+    nulls = spread.get("null_overheads_ms") or []
+    out["null_spread_ms"] = (max(nulls) - min(nulls)) if nulls else None
+    walls, waits = spread.get("runner_block_walls_ms") or [], spread.get("worker_block_cpu_wait_ms") or []
+    if walls and len(waits) == len(walls):
+        fastest = min(range(len(walls)), key=walls.__getitem__)
+        out["fastest_cpu_wait_ms"] = waits[fastest]
+    else:
+        out["fastest_cpu_wait_ms"] = None
+    return out
+
+
+def summary(figures: list[dict]) -> dict:
+    raised = [f for f in figures if f["raised"] > RAISED]
+    return {"timed": len(figures), "raised": len(raised),
+            "raised_by": sorted((round(f["raised"], 2) for f in raised), reverse=True),
+            "median_excess_ms": round(statistics.median(f["excess_ms"] for f in figures), 3) if figures else None}
+
+
+def _fmt(v, spec=".3f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+", type=Path)
+    ap.add_argument("--all", action="store_true", help="every timed row, not only the raised ones")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    report = {}
+    for path in args.results:
+        figures = [f for f in (row_figures(r) for r in read_rows(path)) if f is not None]
+        report[str(path)] = {"summary": summary(figures), "rows": figures}
+        print(f"== {path}")
+        print(f"{'task':44} {'reported':>9} {'runtime':>9} {'raised':>7} {'wall':>8} {'overhead':>8} {'excess':>8} "
+              f"{'sync':>8} {'null±':>7} {'cpu wait':>8} calls")
+        for f in sorted(figures, key=lambda f: -f["raised"]):
+            if args.all or f["raised"] > RAISED:
+                print(f"{str(f['task'])[:44]:44} {f['reported_ms']:9.3f} {_fmt(f['runtime_ms']):>9} "
+                      f"{f['raised']:7.2f} {f['wall_ms']:8.2f} {f['overhead_ms']:8.2f} {f['excess_ms']:8.2f} "
+                      f"{_fmt(f['synchronized_ms']):>8} {_fmt(f['null_spread_ms'], '.2f'):>7} "
+                      f"{_fmt(f['fastest_cpu_wait_ms'], '.2f'):>8} {f['block_calls']}")
+        s = report[str(path)]["summary"]
+        print(f"timed {s['timed']}, raised {s['raised']} (by {s['raised_by'][:12]}), "
+              f"median excess {s['median_excess_ms']} ms")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

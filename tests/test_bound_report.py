@@ -1,0 +1,45 @@
+"""benchmarks/bound_report.py on the results measured on the H200 at 0a3b8d7 (docs/results): the rows the
+runner's wall-clock bound raised, and what each bound was made of."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+
+
+def _report_module():
+    spec = importlib.util.spec_from_file_location("bound_report", ROOT / "benchmarks" / "bound_report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_report_counts_the_raised_rows_of_both_timing_methods(tmp_path, capsys):
+    synchronized = RESULTS / "datasets_h200_2026-12-05e_0a3b8d7.tgz"
+    activity = RESULTS / "datasets_activity_h200_2026-12-05e_0a3b8d7.tgz"
+    out = tmp_path / "bound.json"
+    assert _report_module().main([str(synchronized), str(activity), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report[str(synchronized)]["summary"]["timed"] == 69 == report[str(activity)]["summary"]["timed"]
+    assert report[str(synchronized)]["summary"]["raised"] == 5
+    assert report[str(activity)]["summary"]["raised"] == 27
+    rows = {r["task"]: r for r in report[str(activity)]["rows"]}
+    l14 = rows["L1/14_tensor_matrix_bf16"]  # kernel 1.020 ms, kept 1.447: (2.829 - 0.920 - 0.5 / 5) / 1.25
+    assert l14["raised"] == pytest.approx(1.419, abs=1e-3) and l14["runtime_ms"] == pytest.approx(1.447, abs=1e-3)
+    assert l14["excess_ms"] == pytest.approx(2.829 - 0.920 - 1.020, abs=1e-2)
+    assert "raised 27" in capsys.readouterr().out
+
+
+def test_rows_without_a_gpu_timing_are_left_out(tmp_path):
+    module = _report_module()
+    rows = tmp_path / "results.jsonl"
+    rows.write_text(json.dumps({"task_id": "t", "result": {"task_id": "t", "status": "ok", "timing_meaningful": False,
+                                                            "runtime_spread": {"reported_median_ms": 1.0}}}) + "\n")
+    assert [module.row_figures(r) for r in module.read_rows(rows)] == [None]
+    assert module.summary([])["timed"] == 0
