@@ -357,6 +357,35 @@ def test_a_build_without_a_gpu_gives_the_build_verdict_or_leaves_the_build_cache
 
 
 @needs_sandbox
+def test_a_prebuild_runs_at_low_cpu_priority_with_its_compilers_and_an_evaluation_does_not(tmp_path, relu_task):
+    """A CUDA prebuild's worker and the compilers it starts run at ``BUILD_NICENESS``, so an evaluation timed
+    beside builds gets a CPU first; the evaluation's own worker keeps the runner's priority."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.worker import BUILD_NICENESS
+
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert own < BUILD_NICENESS  # else the check below could not fail
+
+    def asserting(niceness: int) -> str:
+        return kernel_forward(indent("return launch(x)"), imports="import os, subprocess, sys", extra=f"""
+assert os.getpriority(os.PRIO_PROCESS, 0) == {niceness}, os.getpriority(os.PRIO_PROCESS, 0)
+_child = subprocess.run([sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0))"],
+                        capture_output=True, text=True, check=True)
+assert int(_child.stdout) == {niceness}, _child.stdout""")
+
+    builder = Judge(device="cpu", cache_dir=tmp_path, static_checks=False)
+    assert builder.prebuild(relu_task, asserting(BUILD_NICENESS)) is None
+    wrong = builder.prebuild(relu_task, asserting(own))
+    assert wrong is not None and "AssertionError" in (wrong.message + wrong.log_tail), wrong
+    judged = Judge(device="cpu", cache_dir=tmp_path / "eval", static_checks=False)
+    try:
+        result = judged.evaluate(relu_task, asserting(own), profile=SHORT)
+    finally:
+        judged.close()
+    assert result.status == "ok", (result.message, result.log_tail[-800:])
+
+
+@needs_sandbox
 def test_a_build_folder_filled_past_the_limit_ends_the_build_and_is_not_kept(tmp_path, relu_task):
     """A CUDA candidate's build folder outlives its evaluation (later evaluations of the same text load from it):
     a red-team candidate kept 1.5 GB there past a 1 GiB limit, and the build still passed. It counts now."""

@@ -376,8 +376,9 @@ class Session:
                 times = self._block_times(self.expect(Event.TIMING), calls)
                 walls.append((time.perf_counter() - started) * 1e3 / calls)
             medians.append(sorted(times)[len(times) // 2])
-        self.null_overhead_ms = null_overhead_ms(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:])
-        self.null_overheads_ms = [round(w - m, 4) for w, m in zip(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:])]
+        counted = list(zip(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:]))
+        self.null_overhead_ms = null_overhead_ms([w for w, _ in counted], [m for _, m in counted])
+        self.null_overheads_ms = [round(w - m, 4) for w, m in counted]
 
     def snapshot_calls(self, out_bytes: int) -> int:
         """The most calls of a timed block whose snapshots stay within :data:`SNAPSHOT_BYTES` (at least one)."""
