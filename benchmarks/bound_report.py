@@ -52,7 +52,8 @@ def row_figures(row: dict) -> dict | None:
            "runtime_ms": res.get("runtime_ms"), "raised": (res.get("runtime_ms") or reported) / reported,
            "bound_ms": spread.get("runner_bound_ms"), "wall_ms": wall, "overhead_ms": overhead,
            "block_calls": spread.get("runner_fastest_block_calls"), "excess_ms": wall - overhead - reported,
-           "synchronized_ms": spread.get("synchronized_median_ms")}
+           "synchronized_ms": spread.get("synchronized_median_ms"),
+           "latency_left_out_ms": spread.get("latency_left_out_ms")}
     nulls = spread.get("null_overheads_ms") or []
     out["null_spread_ms"] = (max(nulls) - min(nulls)) if nulls else None
     walls, waits = spread.get("runner_block_walls_ms") or [], spread.get("worker_block_cpu_wait_ms") or []

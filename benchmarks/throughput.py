@@ -321,6 +321,7 @@ class Run:
                                                                 "runner_fastest_wall_ms", "runner_fastest_block_calls",
                                                                 "runner_overhead_ms", "runner_overhead_from",
                                                                 "null_overhead_ms", "null_overheads_ms",
+                                                                "null_call_ms", "latency_left_out_ms",
                                                                 "reference_overhead_ms", "synchronized_median_ms",
                                                                 "runner_block_walls_ms", "worker_block_cpu_ms",
                                                                 "worker_block_cpu_wait_ms",

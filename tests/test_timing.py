@@ -295,6 +295,7 @@ def test_the_result_keeps_each_blocks_wall_and_the_workers_cpu_beside_the_bound(
     from kernelgym.judge.wallclock import NULL_BLOCKS
 
     assert len(spread["null_overheads_ms"]) == NULL_BLOCKS and spread["synchronized_median_ms"] > 0
+    assert spread["null_call_ms"] > 0 and spread["latency_left_out_ms"] == 0.0  # the CPU: never left out
 
 
 def test_the_runners_clock_on_a_block_runs_under_the_short_switch_interval_with_the_collector_left_on():
@@ -321,6 +322,30 @@ def test_the_runners_clock_on_a_block_runs_under_the_short_switch_interval_with_
     assert seen == [(pytest.approx(TIMED_SWITCH_INTERVAL_S), True), (pytest.approx(TIMED_SWITCH_INTERVAL_S), False),
                     (pytest.approx(TIMED_SWITCH_INTERVAL_S), True)]
     assert sys.getswitchinterval() == before and gc.isenabled()
+
+
+@pytest.mark.parametrize("method", ["synchronized", "activity"])
+def test_with_the_activity_method_the_bound_leaves_out_a_null_calls_host_latency(method):
+    """The activity method's figure is a call's device span, without the host latency around its launches that the
+    runner's clock holds: the bound subtracts a null call's own synchronized time (measured before the candidate
+    loaded) under that method only; under the synchronized method the figure holds that latency, and so does the
+    bound."""
+    import types
+
+    from kernelgym.judge.session import Session
+    from kernelgym.judge.wallclock import BlockClock, lower_bound_ms
+
+    clock = BlockClock(lambda calls: [1.0] * calls)
+    clock(5)
+    clock.per_call_ms[0] = 3.5  # the runner's clock: 3.5 ms per call over the block of 5
+    bare = types.SimpleNamespace(null_overhead_ms=1.0, null_overheads_ms=[1.0, 1.2], null_call_ms=0.2,
+                                 settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
+                                 reference=types.SimpleNamespace(timing_method=method), bound_inputs={})
+    bound = Session.check_wall_clock(bare, {"overhead_ms": 0.5}, 5)
+    latency = 0.2 if method == "activity" else 0.0
+    assert bound == pytest.approx(lower_bound_ms(3.5, 1.0 + latency, 5, on_gpu=True))
+    assert bare.bound_inputs["latency_left_out_ms"] == latency and bare.bound_inputs["null_call_ms"] == 0.2
+    assert bare.bound_inputs["runner_overhead_ms"] == 1.0  # the overhead itself, reported as measured
 
 
 def test_block_clock_measures_wall_time_per_call():

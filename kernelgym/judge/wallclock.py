@@ -10,7 +10,9 @@ which the bound then uses.
 
 The runner turns its clock into a lower bound on the candidate's time per call (:func:`lower_bound_ms`): its
 fastest block's wall time per call, less that overhead, less a fixed allowance per block for the pipe
-(:data:`IPC_ALLOWANCE_MS`, spread over the block's calls), divided by a relative slack (:data:`REL_SLACK`). The
+(:data:`IPC_ALLOWANCE_MS`, spread over the block's calls), divided by a relative slack (:data:`REL_SLACK`). Under
+the activity method, whose figure is a call's device span, a null call's own synchronized time (its host latency)
+is subtracted too (:meth:`kernelgym.judge.session.Session.check_wall_clock`). The
 candidate's runtime is the larger of what its worker reported and this bound, so a rewritten timer gains at most
 the slack; a report more than :data:`FACTOR` times below the bound is a lie and rejected, after
 :data:`EXTRA_BLOCKS` more blocks (one scheduling hiccup cannot fail an honest kernel). The slack is relative,
