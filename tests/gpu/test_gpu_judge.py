@@ -125,6 +125,37 @@ return y"""
         assert hidden.runtime_ms >= 0.9 * honest.runtime_ms, (hidden.runtime_ms, honest.runtime_ms)
 
 
+FORGED_SPANS = """
+import sys
+W = sys.modules["kernelgym.judge.worker"]  # the running worker's module
+W._WATCHED.clear()  # past the watch on patched functions: the runner's wall clock is what is left
+_spans = W._stage_spans
+W._stage_spans = lambda timer: [1e-3 for _ in _spans(timer)]"""
+
+
+def test_forged_activity_spans_are_capped_by_the_runners_clock(gpu_judge, relu_task):
+    """A worker whose activity spans were rewritten to next to nothing (the watch list emptied first) is held by
+    the runner's wall-clock bound: with a null call's host latency left out of it under the activity method
+    (a4ad542), its runtime stays within the slack of the honest span, or it is rejected."""
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    body = """
+for _ in range(REPEAT - 1):
+    launch(x)
+return launch(x)"""
+    judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, static_checks=False,
+                            timing_method="activity")
+    honest = judge.evaluate(relu_task, kernel_forward(indent(body), extra=f"REPEAT = {REPEAT}"))
+    forged = judge.evaluate(relu_task, kernel_forward(indent(body), extra=f"REPEAT = {REPEAT}\n{FORGED_SPANS}"))
+    assert honest.status == "ok", honest.message
+    print("\nhonest", honest.runtime_ms, honest.runtime_spread.get("latency_left_out_ms"), "forged",
+          forged.status, forged.runtime_ms, forged.runtime_spread.get("reported_median_ms"))
+    assert forged.status in ("ok", "rejected"), forged.message
+    if forged.status == "ok":
+        assert forged.runtime_spread["reported_median_ms"] < 0.01  # the forgery took: the bound alone holds it
+        assert forged.runtime_ms >= 0.6 * honest.runtime_ms, (forged.runtime_ms, honest.runtime_ms)
+
+
 def test_a_spare_worker_has_its_cuda_context_before_its_candidate_arrives(tmp_path):
     """Spares (prestart_workers) create their CUDA context and warm the profiler while they wait, so a candidate
     taken by a ready spare starts in well under the seconds a fresh GPU worker needs."""
