@@ -1079,9 +1079,10 @@ class Session:
         on_gpu = not self.settings.on_cpu
         # the activity method's figure is the call's device span: the host latency a call has around its launches
         # (a null call's own synchronized time, launching nothing) is in the runner's clock but not in the figure
-        # the bound caps, so it is left out of the bound too; otherwise a kernel whose host latency passed a fifth
-        # of its synchronized time was raised by the bound alone (27 of 69 solutions on the H200 at 0a3b8d7). A
-        # forged span gains at most that latency, measured before any candidate code ran
+        # the bound caps, so it is left out of the bound too; otherwise any kernel whose host latency passed a
+        # fifth of its synchronized time was raised by the bound (one cause among those of the 27 of 69 solutions
+        # it raised on the H200 at 0a3b8d7). A forged span gains at most that latency, measured before any
+        # candidate code ran
         latency = (self.null_call_ms or 0.0) if measured and self.reference.timing_method == "activity" else 0.0
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
