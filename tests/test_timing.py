@@ -348,6 +348,25 @@ def test_with_the_activity_method_the_bound_leaves_out_a_null_calls_host_latency
     assert bare.bound_inputs["runner_overhead_ms"] == 1.0  # the overhead itself, reported as measured
 
 
+def test_a_flag_in_a_null_blocks_frame_is_the_judges_fault_not_the_candidates():
+    """Null blocks send a candidate block's frame, integrity flags included, before any candidate code ran: a flag
+    there ends the evaluation as the judge's error (a trainer drops the sample), never as a rejection."""
+    import types
+
+    from kernelgym.judge.protocol import Command
+    from kernelgym.judge.result import EvalResult
+    from kernelgym.judge.session import Session
+    from kernelgym.judge.verdict import Verdict
+
+    sent = []
+    bare = types.SimpleNamespace(result=EvalResult(task_id="t"), send=lambda *words: sent.append(words))
+    assert Session._null_frame_unflagged(bare, {"integrity_flags": []}) is None and not sent
+    with pytest.raises(Verdict) as raised:
+        Session._null_frame_unflagged(bare, {"integrity_flags": [["monkeypatch", "x was replaced"]]})
+    assert raised.value.status == "crashed" and "not the candidate's fault" in raised.value.message
+    assert bare.result.judge_fault and sent == [(Command.STOP,)]
+
+
 def test_block_clock_measures_wall_time_per_call():
     import time
 

@@ -377,13 +377,25 @@ class Session:
             with prompt_gil():  # as the runner's clock on the candidate's blocks (BlockClock)
                 started = time.perf_counter()
                 self.send(Command.NULL, calls, secret_seed(), specs)
-                times = self._block_times(self.expect(Event.TIMING), calls)
+                header = self.expect(Event.TIMING)
+                self._null_frame_unflagged(header)
+                times = self._block_times(header, calls)
                 walls.append((time.perf_counter() - started) * 1e3 / calls)
             medians.append(sorted(times)[len(times) // 2])
         counted = list(zip(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:]))
         self.null_overhead_ms = null_overhead_ms([w for w, _ in counted], [m for _, m in counted])
         self.null_overheads_ms = [round(w - m, 4) for w, m in counted]
         self.null_call_ms = statistics.median(m for _, m in counted) if counted else None
+
+    def _null_frame_unflagged(self, header: dict) -> None:
+        """A null block's frame carries the worker's integrity flags as a candidate block's does (the same steps),
+        but no candidate code has run yet: a flag there is the judge's own fault, never the candidate's rejection."""
+        flags = integrity_flags(header)
+        if flags:
+            reason = f"the judge's worker flagged itself before the candidate was loaded: {flags[0][1]}"
+            self.result.add_flag("judge_error", reason)
+            self.send(Command.STOP)
+            raise Verdict("crashed", f"internal judge error (not the candidate's fault): {reason}"[:500])
 
     def snapshot_calls(self, out_bytes: int) -> int:
         """The most calls of a timed block whose snapshots stay within :data:`SNAPSHOT_BYTES` (at least one)."""
