@@ -370,18 +370,18 @@ class Session:
         out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         calls = self.block_calls(out_bytes)
         specs = json.dumps([describe(r) for r in refs], separators=(",", ":"))
-        from kernelgym.judge.timing import prompt_gil
 
-        walls, medians = [], []
+        def null_block(n: int) -> list[float]:
+            self.send(Command.NULL, n, secret_seed(), specs)
+            header = self.expect(Event.TIMING)
+            self._null_frame_unflagged(header)
+            return self._block_times(header, n)
+
+        clock = BlockClock(null_block)  # the runner's clock, as on the candidate's blocks
         for _ in range(NULL_WARMUP_BLOCKS + NULL_BLOCKS):
-            with prompt_gil():  # as the runner's clock on the candidate's blocks (BlockClock)
-                started = time.perf_counter()
-                self.send(Command.NULL, calls, secret_seed(), specs)
-                header = self.expect(Event.TIMING)
-                self._null_frame_unflagged(header)
-                times = self._block_times(header, calls)
-                walls.append((time.perf_counter() - started) * 1e3 / calls)
-            medians.append(sorted(times)[len(times) // 2])
+            clock(calls)
+        walls = clock.per_call_ms
+        medians = [sorted(clock.times[i:i + calls])[calls // 2] for i in range(0, len(clock.times), calls)]
         counted = list(zip(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:]))
         self.null_overhead_ms = null_overhead_ms([w for w, _ in counted], [m for _, m in counted])
         self.null_overheads_ms = [round(w - m, 4) for w, m in counted]

@@ -27,6 +27,8 @@ import statistics
 import time
 from typing import Callable
 
+from kernelgym.judge.timing import prompt_gil
+
 FACTOR = 3.0
 #: the runner's clock may exceed the kernel's time by this factor (noise, launch gaps outside the events)
 REL_SLACK = {"gpu": 1.25, "cpu": 2.0}
@@ -71,8 +73,6 @@ class BlockClock:
         self.cpu_wait_per_call_ms: list[float | None] = []
 
     def __call__(self, calls: int) -> list[float]:
-        from kernelgym.judge.timing import prompt_gil
-
         before = self.scheduler() if self.scheduler else None
         with prompt_gil():  # the answer's arrival, not the other threads' switch interval, ends the block
             started = time.perf_counter()
