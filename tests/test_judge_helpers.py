@@ -27,6 +27,43 @@ print(len(k.configs))
     assert out.stdout.strip().splitlines()[-1] == "3", out.stderr[-2000:]
 
 
+def test_autotune_picks_are_made_again_after_forget_picks():
+    """The worker's timing stage calls forget_picks: every sweep benchmarks its configs again at the next launch, the
+    on-disk cache of picks stays off even when asked for, and sweeps without a benchmark of their own use the
+    judge's (real Triton autotuners on the interpreter; a candidate's own benchmark function counts the sweeps)."""
+    code = '''
+import torch, triton, triton.language as tl
+from kernelgym.judge import autotune as at
+assert at.bound_autotune(3)
+benched = []
+def count(kernel_call, quantiles):
+    kernel_call()
+    benched.append(1)
+    return [1.0, 1.0, 1.0]
+configs = [triton.Config({"B": 2 ** i}) for i in range(4, 9)]
+@triton.autotune(configs=configs, key=["n"], do_bench=count, cache_results=True)
+@triton.jit
+def k(x, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(x + o, tl.load(x + o, mask=o < n) + 1, mask=o < n)
+@triton.autotune(configs=configs, key=["n"])
+@triton.jit
+def plain(x, n, B: tl.constexpr):
+    pass
+x = torch.zeros(64)
+k[lambda m: (triton.cdiv(64, m["B"]),)](x, 64)
+k[lambda m: (triton.cdiv(64, m["B"]),)](x, 64)
+first = len(benched)
+assert at.forget_picks({"k": k}) == 1 and at.forget_picks() == 0
+k[lambda m: (triton.cdiv(64, m["B"]),)](x, 64)
+print(first, len(benched), k.cache_results, plain._do_bench is at.sweep_bench, k._do_bench is count,
+      at._sweep["ms"] == at.ALONE_SWEEP_MS)
+'''
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert out.stdout.strip().splitlines()[-1] == "3 6 False True True True", out.stderr[-2000:]
+
+
 def test_bf16_dot_is_fixed_in_the_interpreter():
     code = '''
 import torch, triton, triton.language as tl

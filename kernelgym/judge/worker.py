@@ -50,6 +50,7 @@ import types
 import torch  # noqa: E402
 
 from kernelgym.judge import compile_pause  # noqa: E402
+from kernelgym.judge.autotune import forget_picks as _forget_picks  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs  # noqa: E402
@@ -409,6 +410,11 @@ class Worker:
         self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
                                 self.device, scrub_released=True, method=self.req.get("timing_method"))
         try:
+            candidate = sys.modules.get("candidate")
+            if _forget_picks(vars(candidate) if candidate is not None else None):
+                # the autotune sweeps again, now that the runner holds the GPU alone for this step, and before the
+                # activity method's recorder starts (the sweep's many launches are not among its records)
+                _warm_up(self.timer, 1)
             _record_stage(self.timer)  # the activity method: started here, so its start-up cost is the warm-up's
             _warm_up(self.timer, config.warmup)
         except BaseException as exc:  # noqa: BLE001
