@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
-#   parts: smoke datasets throughput cuda repeats lint dobench timingmethod activity wallbound prestart soak agreement
+#   parts: smoke datasets throughput cuda streaming repeats lint dobench timingmethod activity wallbound prestart soak agreement
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
@@ -13,6 +13,7 @@
 #   stopped, default 60: the fidelity phase runs after the pool's budget; 8 fidelity rows did not finish in 60 s) (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
+#   SV_ARGS (more arguments of streaming_variants.py), SV_TIMEOUT (s, default 150) (streaming);
 #   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
@@ -59,6 +60,9 @@ fi
 if run cuda; then
   timeout ${CUDA_TIMEOUT:-540} python3 benchmarks/cuda_solutions.py --concurrency 12 --serial ${CUDA_SERIAL:-1} ${CUDA_ONLY:+--only "$CUDA_ONLY"} \
     --json "$OUT/cuda.json" 2>&1 | grep -v USDT | tee "$OUT/cuda.txt"
+fi
+if run streaming; then
+  timeout ${SV_TIMEOUT:-150} python3 benchmarks/streaming_variants.py ${SV_ARGS:-} --json "$OUT/streaming.json" 2>&1 | grep -v USDT | tee "$OUT/streaming.txt"
 fi
 if run repeats; then
   timeout $(( ${REP_BUDGET_S:-70} + 40 )) python3 benchmarks/bench_solutions.py --repeats 5 --profile ${REP_PROFILE:-full} \
