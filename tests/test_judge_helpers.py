@@ -46,7 +46,8 @@ configs = [triton.Config({"B": 2 ** i}) for i in range(4, 9)]
 def k(x, n, B: tl.constexpr):
     o = tl.program_id(0) * B + tl.arange(0, B)
     tl.store(x + o, tl.load(x + o, mask=o < n) + 1, mask=o < n)
-@triton.autotune(configs=configs, key=["n"])
+from triton.runtime.autotuner import autotune
+@autotune(configs=configs, key=["n"])
 @triton.jit
 def plain(x, n, B: tl.constexpr):
     pass
@@ -56,7 +57,8 @@ k[lambda m: (triton.cdiv(64, m["B"]),)](x, 64)
 first = len(benched)
 assert at.forget_picks({"k": k}) == 1 and at.forget_picks() == 0
 k[lambda m: (triton.cdiv(64, m["B"]),)](x, 64)
-print(first, len(benched), k.cache_results, plain._do_bench is at.sweep_bench, k._do_bench is count,
+print(first, len(benched), k.cache_results, plain._do_bench is at.sweep_bench and len(plain.configs) == 3,
+      k._do_bench is count,
       at._sweep["ms"] == at.ALONE_SWEEP_MS)
 '''
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

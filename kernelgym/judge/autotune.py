@@ -47,7 +47,7 @@ def sweep_bench(kernel_call, quantiles=None):
 
 
 def bound_autotune(max_configs: int = MAX_AUTOTUNE_CONFIGS) -> bool:
-    """Make ``triton.autotune`` keep at most ``max_configs`` configs, benchmark with :func:`sweep_bench` unless the
+    """Make ``triton.autotune`` (also under ``triton.runtime`` and ``triton.runtime.autotuner``) keep at most ``max_configs`` configs, benchmark with :func:`sweep_bench` unless the
     candidate passes its own, never use the on-disk cache of picks, and record every autotuner it makes for
     :func:`forget_picks`; returns whether it was applied."""
     try:
@@ -77,7 +77,11 @@ def bound_autotune(max_configs: int = MAX_AUTOTUNE_CONFIGS) -> bool:
     autotune._kernelgym_bounded = max_configs
     autotune._kernelgym_original = original
     autotune.__doc__ = original.__doc__
-    triton.autotune = autotune
+    import triton.runtime
+    import triton.runtime.autotuner
+
+    for module in (triton, triton.runtime, triton.runtime.autotuner):  # every public name of the decorator
+        module.autotune = autotune
     return True
 
 
