@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers
+from kernelgym.evaluators.dispatch import MemoryAwareQueue
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
@@ -97,6 +98,7 @@ class LocalEvaluator:
             self.max_workers = max_workers or default_workers()
             self._judges = ThreadJudges(device=self.device, cache_dir=cache_dir, **judge_kwargs)
         self._executor: ThreadPoolExecutor | None = None
+        self._queue = MemoryAwareQueue(None if judge is not None else _memory_capacity(self.device))
         self._lock = threading.Lock()
         self._in_flight = 0  # evaluations running on the pool's threads (:meth:`close` with ``abort``)
         self._aborted = False  # closed with ``abort``: no more work
@@ -105,9 +107,10 @@ class LocalEvaluator:
     # -- the Evaluator protocol -------------------------------------------------------------------------
     def submit(self, task: Task, text: str, *, backend: str = "triton", profile: Any = "quick",
                torch_policy: str = policy.DEFAULT) -> "Future[EvalResult]":
-        """Queue one evaluation on a judge thread."""
+        """Queue one evaluation on a judge thread (:mod:`kernelgym.evaluators.dispatch` says which queued one a free
+        thread starts)."""
         policy.check(torch_policy)
-        return self._pool().submit(self._evaluate, task, text, backend, profile, torch_policy)
+        return self._enqueue(task, text, backend, profile, torch_policy)
 
     def evaluate_many(self, items: Iterable[Item], *, backend: str = "triton", profile: Any = "quick",
                       torch_policy: str = policy.DEFAULT) -> list[EvalResult]:
@@ -116,8 +119,8 @@ class LocalEvaluator:
         items = list(items)
         policy.check(torch_policy)
         plans = batch_plans(task for task, _ in items)
-        futures = [self._pool().submit(self._evaluate, task, text, backend, profile, torch_policy,
-                                       plans.get(task.key)) for task, text in items]
+        futures = [self._enqueue(task, text, backend, profile, torch_policy, plans.get(task.key))
+                   for task, text in items]
         return [f.result() for f in futures]
 
     def hardware_json(self) -> str:
@@ -140,6 +143,8 @@ class LocalEvaluator:
         with self._lock:
             executor, self._executor = self._executor, None
             self._aborted = self._aborted or abort
+        for future, _ in self._queue.drain():
+            future.cancel()
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
             while abort and self._running():
@@ -178,6 +183,41 @@ class LocalEvaluator:
                 self._executor = ThreadPoolExecutor(self.max_workers, thread_name_prefix="kernelgym-judge")
             return self._executor
 
+    def _enqueue(self, task: Task, text: str, backend: str, profile: Any, torch_policy: str,
+                 batch=None) -> "Future[EvalResult]":
+        """Queue one evaluation and one turn of a pool thread to start the next queued one (:meth:`_run_next`)."""
+        pool = self._pool()
+        future: Future = Future()
+        self._queue.put((future, (task, text, backend, profile, torch_policy, batch)))
+        pool.submit(self._run_next)
+        return future
+
+    def _run_next(self) -> None:
+        """On a pool thread: start the evaluation the queue gives (none when closing drained it) and settle its
+        future."""
+        taken = self._queue.take(self._memory_need)
+        if taken is None:
+            return
+        (future, args), need = taken
+        try:
+            if not future.set_running_or_notify_cancel():  # its caller cancelled it while queued
+                return
+            try:
+                result = self._evaluate(*args)
+            except BaseException as exc:  # noqa: BLE001 - the caller's future reports it
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+        finally:
+            self._queue.done(need)
+
+    def _memory_need(self, item) -> int:
+        """GPU bytes the queued evaluation ``item`` will reserve (its task's need, as this thread's judge counts
+        it)."""
+        task = item[1][0]
+        judge = self._judge if self._judge is not None else self._judges.get()
+        return judge.memory_need(task)
+
     def _evaluate(self, task: Task, text: str, backend: str, profile: Any, torch_policy: str,
                   batch=None) -> EvalResult:
         with self._lock:
@@ -192,6 +232,16 @@ class LocalEvaluator:
         finally:
             with self._lock:
                 self._in_flight -= 1
+
+
+def _memory_capacity(device: str) -> int | None:
+    """The GPU memory budget's capacity of ``device`` (every judge of the process on it shares the budget), ``None``
+    on the CPU."""
+    if not str(device).startswith("cuda"):
+        return None
+    from kernelgym.judge.admission import for_device
+
+    return for_device(device)[1].capacity
 
 
 def as_evaluator(obj: Any) -> Evaluator:

@@ -1,0 +1,130 @@
+"""Which queued evaluation a free judge thread starts next (kernelgym.evaluators.dispatch)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from kernelgym.evaluators.dispatch import MemoryAwareQueue
+
+GIB = 1 << 30
+
+
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def needs(table: dict):
+    asked = []
+
+    def need_of(item):
+        asked.append(item)
+        return table[item]
+
+    return need_of, asked
+
+
+def take_all(queue: MemoryAwareQueue, need_of, n: int) -> list:
+    return [queue.take(need_of)[0] for _ in range(n)]
+
+
+def test_without_a_budget_items_come_in_arrival_order_and_needs_are_not_asked():
+    queue = MemoryAwareQueue(None)
+    for item in "abc":
+        queue.put(item)
+    need_of, asked = needs({})
+    assert take_all(queue, need_of, 3) == ["a", "b", "c"] and asked == []
+    assert queue.take(need_of) is None and queue.running_need == 0
+
+
+def test_a_later_item_that_fits_passes_one_that_does_not():
+    queue = MemoryAwareQueue(100 * GIB, clock=Clock())
+    need_of, _ = needs({"big1": 40 * GIB, "big2": 40 * GIB, "big3": 40 * GIB, "small": 10 * GIB})
+    for item in ("big1", "big2", "big3", "small"):
+        queue.put(item)
+    assert take_all(queue, need_of, 3) == ["big1", "big2", "small"]  # big3 does not fit beside 80 GiB
+    assert queue.running_need == 90 * GIB
+    queue.done(40 * GIB)  # big1 ended: big3 fits now
+    assert queue.take(need_of) == ("big3", 40 * GIB)
+
+
+def test_the_first_in_line_is_passed_for_at_most_the_bound():
+    clock = Clock()
+    queue = MemoryAwareQueue(100 * GIB, pass_bound_s=10.0, clock=clock)
+    need_of, _ = needs({"big": 80 * GIB, "huge": 60 * GIB, "s1": GIB, "s2": GIB, "s3": GIB})
+    for item in ("big", "huge", "s1", "s2", "s3"):
+        queue.put(item)
+    assert queue.take(need_of)[0] == "big"
+    clock.now = 1.0  # huge became first in line at 0.0 (when big was taken)
+    assert queue.take(need_of)[0] == "s1"
+    clock.now = 9.9
+    assert queue.take(need_of)[0] == "s2"
+    clock.now = 10.0  # first in line for the whole bound: taken although it does not fit (the budget holds it)
+    assert queue.take(need_of)[0] == "huge"
+    assert queue.take(need_of)[0] == "s3"
+
+
+def test_the_first_in_line_starts_when_nothing_runs_or_nothing_fits():
+    queue = MemoryAwareQueue(100 * GIB, clock=Clock())
+    need_of, _ = needs({"a": 300 * GIB, "b": 90 * GIB, "c": 95 * GIB})
+    for item in "abc":
+        queue.put(item)
+    assert queue.take(need_of) == ("a", 100 * GIB)  # nothing runs: first in line; a need counts at most the capacity
+    assert queue.take(need_of)[0] == "b"  # nothing fits beside a: first in line
+    queue.done(100 * GIB)
+    queue.done(90 * GIB)
+    assert queue.take(need_of)[0] == "c" and queue.running_need == 95 * GIB
+
+
+def test_each_need_is_asked_once_and_drain_empties_the_queue():
+    queue = MemoryAwareQueue(100 * GIB, clock=Clock())
+    need_of, asked = needs({"a": 70 * GIB, "b": 70 * GIB, "c": 70 * GIB})
+    for item in "abc":
+        queue.put(item)
+    queue.take(need_of)
+    queue.take(need_of)  # b and c do not fit: b, first in line, is taken
+    assert sorted(asked) == ["a", "b", "c"] and len(asked) == 3
+    assert queue.drain() == ["c"] and len(queue) == 0 and queue.take(need_of) is None
+
+
+def test_takers_on_many_threads_take_every_item_once():
+    queue = MemoryAwareQueue(100 * GIB)
+    items = list(range(400))
+    for item in items:
+        queue.put(item)
+    taken, lock = [], threading.Lock()
+
+    def worker():
+        while (got := queue.take(lambda item: (item % 7) * GIB)) is not None:
+            with lock:
+                taken.append(got[0])
+            queue.done(got[1])
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(taken) == items and queue.running_need == 0
+
+
+@pytest.mark.parametrize("abort", [False, True])
+def test_closing_cancels_the_queued_evaluations(relu_task, tmp_path, abort):
+    from conftest import GOOD
+    from kernelgym.evaluators import LocalEvaluator
+    from test_torch_policy import SHORT
+
+    local = LocalEvaluator(device="cpu", cache_dir=tmp_path, max_workers=1)
+    futures = [local.submit(relu_task, GOOD, profile=SHORT) for _ in range(4)]
+    local.close(abort=abort)
+    assert all(f.done() for f in futures)
+    assert any(f.cancelled() for f in futures)
+    statuses = [f.result().status for f in futures if not f.cancelled()]
+    assert statuses and all(s in ("ok", "crashed") for s in statuses), [f.result().message for f in futures if not f.cancelled()]
