@@ -128,3 +128,77 @@ def test_closing_cancels_the_queued_evaluations(relu_task, tmp_path, abort):
     assert any(f.cancelled() for f in futures)
     statuses = [f.result().status for f in futures if not f.cancelled()]
     assert statuses and all(s in ("ok", "crashed") for s in statuses), [f.result().message for f in futures if not f.cancelled()]
+
+
+def test_a_gate_lets_in_at_most_its_slots_and_hands_each_slot_to_one_holder():
+    from kernelgym.evaluators.dispatch import SlotGate
+
+    gate = SlotGate(3, None)
+    inside, most, lock = set(), [0], threading.Lock()
+    errors = []
+
+    def caller():
+        with gate.slot(0) as number:
+            with lock:
+                if number in inside:
+                    errors.append(number)
+                inside.add(number)
+                most[0] = max(most[0], len(inside))
+            threading.Event().wait(0.01)
+            with lock:
+                inside.discard(number)
+
+    threads = [threading.Thread(target=caller) for _ in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and most[0] == 3 and gate.queue.running_need == 0
+
+
+def test_a_gate_starts_a_waiting_caller_that_fits_before_an_earlier_one_that_does_not():
+    from kernelgym.evaluators.dispatch import SlotGate
+
+    gate = SlotGate(2, 100 * GIB)
+    order, lock = [], threading.Lock()
+    inside = {name: threading.Event() for name in ("a", "big")}
+    release = {name: threading.Event() for name in ("a", "big")}
+
+    def holder(name, need):  # holds its slot until released
+        with gate.slot(need):
+            inside[name].set()
+            release[name].wait(10)
+
+    def waiter(name, need):
+        with gate.slot(need):
+            with lock:
+                order.append(name)
+
+    holders = [threading.Thread(target=holder, args=("a", 10 * GIB)),
+               threading.Thread(target=holder, args=("big", 80 * GIB))]
+    for t in holders:
+        t.start()
+    assert inside["a"].wait(10) and inside["big"].wait(10)
+    waiters = [threading.Thread(target=waiter, args=("big2", 80 * GIB))]
+    waiters[0].start()
+    while len(gate.queue) < 1:
+        threading.Event().wait(0.001)
+    waiters.append(threading.Thread(target=waiter, args=("small", GIB)))
+    waiters[1].start()
+    while len(gate.queue) < 2:
+        threading.Event().wait(0.001)
+    release["a"].set()  # a slot frees beside big's 80 GiB: small fits, big2 does not
+    while not order:
+        threading.Event().wait(0.001)
+    assert order[0] == "small"  # (then big2 takes small's slot: nothing else waits, it waits in the budget)
+    release["big"].set()
+    for t in holders + waiters:
+        t.join(10)
+    assert order == ["small", "big2"] and gate.queue.running_need == 0
+
+
+def test_a_gate_needs_a_slot():
+    from kernelgym.evaluators.dispatch import SlotGate
+
+    with pytest.raises(ValueError, match="at least one slot"):
+        SlotGate(0, None)

@@ -105,3 +105,63 @@ class MemoryAwareQueue:
             self._head = None
         elif self._head is None or self._head[0] != first:
             self._head = (first, self._clock())
+
+
+class SlotGate:
+    """At most ``slots`` callers inside :meth:`slot` at once; callers waiting to enter start in
+    :class:`MemoryAwareQueue`'s order (arrival order, passed by later ones whose memory need fits). For evaluators
+    whose callers bring their own threads (a Ray actor runs each call on a thread of its own): more calls than slots
+    may arrive, and the gate, not the order of arrival, decides which evaluates next. Thread-safe.
+
+    Args:
+        slots: callers inside at once.
+        capacity, pass_bound_s, clock: as :class:`MemoryAwareQueue`'s.
+    """
+
+    def __init__(self, slots: int, capacity: int | None, pass_bound_s: float = MEMORY_BYPASS_BOUND_S,
+                 clock: Callable[[], float] = time.monotonic):
+        if slots < 1:
+            raise ValueError(f"a gate needs at least one slot, got {slots}")
+        self.queue = MemoryAwareQueue(capacity, pass_bound_s, clock)
+        self._lock = threading.Lock()
+        self._free = list(range(slots))  # slot numbers not held
+
+    def slot(self, need: int) -> "_Entry":
+        """A context manager: waits to enter (the need in bytes as the queue counts it), yields the slot number
+        (0 to ``slots`` - 1, each held by one caller at a time: a judge per slot), leaves on exit."""
+        return _Entry(self, need)
+
+    def _dispatch(self) -> None:
+        """Let waiting callers in while slots are free."""
+        with self._lock:
+            while self._free:
+                taken = self.queue.take(lambda entry: entry.need)
+                if taken is None:
+                    return
+                entry, entry.counted = taken
+                entry.number = self._free.pop(0)
+                entry.admitted.set()
+
+    def _leave(self, entry: "_Entry") -> None:
+        with self._lock:
+            self._free.append(entry.number)
+        self.queue.done(entry.counted)
+        self._dispatch()
+
+
+class _Entry:
+    """One caller's passage through a :class:`SlotGate`."""
+
+    def __init__(self, gate: SlotGate, need: int):
+        self.gate, self.need = gate, need
+        self.admitted = threading.Event()
+        self.number, self.counted = -1, 0
+
+    def __enter__(self) -> int:
+        self.gate.queue.put(self)
+        self.gate._dispatch()
+        self.admitted.wait()
+        return self.number
+
+    def __exit__(self, *exc) -> None:
+        self.gate._leave(self)

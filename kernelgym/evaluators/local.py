@@ -38,15 +38,28 @@ class ThreadJudges:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._made: list = []
+        self._slots: dict[int, Any] = {}
+        self._slot_lock = threading.Lock()
 
-    def get(self):
-        judge = getattr(self._local, "judge", None)
-        if judge is None:
-            from kernelgym.judge.runner import Judge
+    def get(self, slot: int | None = None):
+        """The calling thread's judge, or with ``slot`` the judge of that slot number (for callers that hand out
+        slots themselves, one holder at a time: :class:`~kernelgym.evaluators.dispatch.SlotGate`)."""
+        if slot is None:
+            judge = getattr(self._local, "judge", None)
+            if judge is None:
+                judge = self._local.judge = self._make()
+            return judge
+        with self._slot_lock:  # made once per slot, however many threads ask for it at once
+            if slot not in self._slots:
+                self._slots[slot] = self._make()
+            return self._slots[slot]
 
-            judge = self._local.judge = Judge(**self.judge_kwargs)
-            with self._lock:
-                self._made.append(judge)
+    def _make(self):
+        from kernelgym.judge.runner import Judge
+
+        judge = Judge(**self.judge_kwargs)
+        with self._lock:
+            self._made.append(judge)
         return judge
 
     def all(self) -> list:

@@ -1,7 +1,8 @@
 """RayEvalPool: evaluations spread over every GPU of a Ray cluster, with backpressure, retries and deduplication.
 
 Layout: one :class:`GpuEvaluator` actor per GPU (``num_gpus=1``), each a threaded actor running up to
-``concurrency_per_gpu`` evaluations at once. Inside an actor every evaluation has its own worker process (the
+``concurrency_per_gpu`` evaluations at once; the calls in flight beyond them wait at the actor's gate, which starts
+next the first whose GPU memory need fits beside those running (:mod:`kernelgym.evaluators.dispatch`). Inside an actor every evaluation has its own worker process (the
 judge's isolation is unchanged), and each of the actor's judges keeps fresh workers started ahead
 (``prestart_workers``, :mod:`kernelgym.judge.launch`; pass ``judge_kwargs={"prestart_workers": False}`` to turn it
 off); worker start-up, Python import, static checks and Triton/CUDA compilation overlap
@@ -51,15 +52,19 @@ def _actor_class():
     class GpuEvaluator:
         """Evaluates on the GPU Ray assigned to it (or the CPU when the cluster has none)."""
 
-        def __init__(self, judge_kwargs: dict):
+        def __init__(self, judge_kwargs: dict, slots: int):
             import torch
 
+            from kernelgym.evaluators.dispatch import SlotGate
+            from kernelgym.evaluators.local import ThreadJudges, _memory_capacity
             from kernelgym.judge.admission import SharedExclusiveLock
-            from kernelgym.evaluators.local import ThreadJudges
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
             self.lock = SharedExclusiveLock(keep_holds=ACTOR_HOLDS)
             self.judges = ThreadJudges(device=self.device, gpu_lock=self.lock, **judge_kwargs)
+            #: ``slots`` evaluations at once, one judge per slot; the calls beyond them (the pool keeps more in
+            #: flight) wait at the gate, which starts next the first whose memory need fits (evaluators/dispatch.py)
+            self.gate = SlotGate(slots, _memory_capacity(self.device))
             self.plans: collections.OrderedDict = collections.OrderedDict()  # (batch id, task key) -> BatchPlan
             self.plans_lock = threading.Lock()
 
@@ -87,8 +92,9 @@ def _actor_class():
         def evaluate(self, task: dict, text: str, backend: str, profile, torch_policy: str,
                      batch_id: str | None = None) -> EvalResult:
             task = Task.from_dict(task)
-            return self.judges.get().evaluate(task, text, backend=backend, profile=profile,
-                                              torch_policy=torch_policy, batch=self.plan(batch_id, task))
+            with self.gate.slot(self.judges.get(slot=0).memory_need(task)) as slot:
+                return self.judges.get(slot=slot).evaluate(task, text, backend=backend, profile=profile,
+                                                           torch_policy=torch_policy, batch=self.plan(batch_id, task))
 
         def gpu_holds(self, since: float = 0.0) -> list[tuple[str, float, float]]:
             """The GPU lock's kept holds that ended at or after ``since`` (``time.monotonic()``)."""
@@ -131,9 +137,11 @@ class RayEvalPool:
     Args:
         num_gpus: actors to start (default: the cluster's GPU count; 1 CPU actor when it has none).
         concurrency_per_gpu: evaluations one actor runs at once (they share the GPU except while timing).
-        max_in_flight: outstanding evaluations before ``submit`` blocks (default: the total concurrency plus a
-            quarter of it, at least one per actor: enough queued to refill a freed slot at once, few enough that
-            a caller's wait stays near one evaluation's service time instead of two).
+        max_in_flight: outstanding evaluations before ``submit`` blocks (default: twice the total concurrency plus
+            one per actor: each actor's gate then has as many calls waiting as running to choose from, so one
+            whose memory need fits passes one that would wait for memory (:mod:`kernelgym.evaluators.dispatch`);
+            the earlier default, a quarter more than the concurrency, left an actor's threads waiting for memory
+            in turn when a batch's large samples came one after another).
         dedupe: evaluate identical submissions once.
         judge_kwargs: passed to each actor's :class:`~kernelgym.judge.runner.Judge` (e.g. ``cache_dir``).
         address: passed to ``ray.init`` when Ray is not initialised yet.
@@ -153,12 +161,14 @@ class RayEvalPool:
         require_gpus(self.num_actors * per_actor_gpu, gpus)  # else actors Ray cannot place wait forever
         self.judge_kwargs = dict(judge_kwargs or {})
         cls = _actor_class()
-        self.actors = [cls.options(num_gpus=per_actor_gpu, num_cpus=0, max_concurrency=concurrency_per_gpu,
-                                   max_restarts=-1, max_task_retries=0).remote(self.judge_kwargs)
+        self.concurrency = concurrency_per_gpu * self.num_actors
+        self.max_in_flight = max_in_flight or 2 * self.concurrency + self.num_actors
+        # every call in flight has an actor thread (its gate, not Ray's queue, orders them), and two threads more
+        # answer gpu_holds and the like while all evaluations run
+        self.actors = [cls.options(num_gpus=per_actor_gpu, num_cpus=0, max_concurrency=self.max_in_flight + 2,
+                                   max_restarts=-1, max_task_retries=0).remote(self.judge_kwargs, concurrency_per_gpu)
                        for _ in range(self.num_actors)]
         self._prebuild = _prebuild_task()
-        self.concurrency = concurrency_per_gpu * self.num_actors
-        self.max_in_flight = max_in_flight or self.concurrency + max(self.num_actors, self.concurrency // 4)
         self._slots = threading.BoundedSemaphore(self.max_in_flight)
         self._executor = cf.ThreadPoolExecutor(max_workers=self.max_in_flight, thread_name_prefix="kg-pool")
         self._next = 0
