@@ -137,11 +137,13 @@ class RayEvalPool:
     Args:
         num_gpus: actors to start (default: the cluster's GPU count; 1 CPU actor when it has none).
         concurrency_per_gpu: evaluations one actor runs at once (they share the GPU except while timing).
-        max_in_flight: outstanding evaluations before ``submit`` blocks (default: twice the total concurrency plus
-            one per actor: each actor's gate then has as many calls waiting as running to choose from, so one
-            whose memory need fits passes one that would wait for memory (:mod:`kernelgym.evaluators.dispatch`);
-            the earlier default, a quarter more than the concurrency, left an actor's threads waiting for memory
-            in turn when a batch's large samples came one after another).
+        max_in_flight: outstanding evaluations before ``submit`` blocks (default: the total concurrency plus a
+            quarter of it, at least one per actor: enough queued to refill a freed slot at once, few enough that
+            a caller's wait stays near one evaluation's service time instead of two). The calls beyond an actor's
+            concurrency wait at its gate, which starts next the first whose memory need fits
+            (:mod:`kernelgym.evaluators.dispatch`). Twice the concurrency in flight was measured on an H100 (batch
+            B, 9b9e2c1): p95 turnaround 81.8 s, 1447.7 evaluations per GPU-hour, without a baseline on the same
+            machine (docs/BENCHMARKS.md, twenty-third session); the default stayed.
         dedupe: evaluate identical submissions once.
         judge_kwargs: passed to each actor's :class:`~kernelgym.judge.runner.Judge` (e.g. ``cache_dir``).
         address: passed to ``ray.init`` when Ray is not initialised yet.
@@ -162,7 +164,7 @@ class RayEvalPool:
         self.judge_kwargs = dict(judge_kwargs or {})
         cls = _actor_class()
         self.concurrency = concurrency_per_gpu * self.num_actors
-        self.max_in_flight = max_in_flight or 2 * self.concurrency + self.num_actors
+        self.max_in_flight = max_in_flight or self.concurrency + max(self.num_actors, self.concurrency // 4)
         # every call in flight has an actor thread (its gate, not Ray's queue, orders them), and two threads more
         # answer gpu_holds and the like while all evaluations run
         self.actors = [cls.options(num_gpus=per_actor_gpu, num_cpus=0, max_concurrency=self.max_in_flight + 2,
