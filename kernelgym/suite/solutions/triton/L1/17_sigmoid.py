@@ -1,11 +1,11 @@
 """Triton solution: flat elementwise sigmoid, 1 / (1 + exp(-x)) in fp32.
 
-Memory bound (one read, one write per element). The launch shapes come from
-``benchmarks/streaming_variants.py`` on an H100 (docs/BENCHMARKS.md, twenty-third session; not yet measured on the
-H200): int32 offsets and no mask when the block divides the size, plain loads and stores (``evict_first`` loads with
-``.cs`` stores were 0.9-2.8% slower at every shape, persistent grids 0.78-0.95x of eager), 8 warps. The sweep keeps the
-fastest of BLOCK 2048 (the fastest there: 1.0024x of eager), 4096 and 8192; the earlier launch (BLOCK 4096, 8 warps, int64 offsets, masked: 0.93x of eager on the H200)
-is gone.
+Memory bound (one read, one write per element). The launch shapes come from ``benchmarks/streaming_variants.py`` on
+an H100 (docs/BENCHMARKS.md, twenty-third session; not yet measured on the H200): int32 offsets and no mask when the
+block divides the size, plain loads and stores (``evict_first`` loads with ``.cs`` stores were 0.9-2.8% slower at
+every shape, persistent grids 0.78-0.95x of eager), 8 warps. The sweep keeps the fastest of BLOCK 2048 (the fastest
+there: 1.0024x of eager), 4096 and 8192; the earlier launch (BLOCK 4096, 8 warps, int64 offsets, masked: 0.93x of
+eager on the H200) is gone.
 """
 import torch
 import torch.nn as nn

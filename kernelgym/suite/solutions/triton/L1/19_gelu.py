@@ -3,9 +3,9 @@
 Memory bound, but erf costs about 35 instructions per element. The launch shapes come from
 ``benchmarks/streaming_variants.py`` on an H100 (docs/BENCHMARKS.md, twenty-third session; not yet measured on the
 H200): int32 offsets and no mask when the block divides the size, plain loads and stores (``evict_first`` loads with
-``.cs`` stores were 0.9-2.8% slower at every shape, persistent grids 0.78-0.95x of eager), 8 warps. The sweep keeps the
-fastest of BLOCK 2048 (1.0034x of eager there; 8192, the fastest, 1.0038x), 4096 and 8192; the earlier launch (BLOCK 4096, 8 warps, int64 offsets, masked: 0.92x of eager on the H200)
-is gone.
+``.cs`` stores were 0.9-2.8% slower at every shape, persistent grids 0.78-0.95x of eager), 8 warps. The sweep keeps
+the fastest of BLOCK 2048 (1.0034x of eager there; 8192, the fastest, 1.0038x), 4096 and 8192; the earlier launch
+(BLOCK 4096, 8 warps, int64 offsets, masked: 0.92x of eager on the H200) is gone.
 """
 import torch
 import torch.nn as nn
