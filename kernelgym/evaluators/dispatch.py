@@ -26,6 +26,16 @@ from typing import Any, Callable
 from kernelgym.judge.admission import MEMORY_BYPASS_BOUND_S
 
 
+def device_memory_capacity(device: str) -> int | None:
+    """The capacity of ``device``'s GPU memory budget (every judge of the process on it shares the budget,
+    :func:`kernelgym.judge.admission.for_device`), ``None`` on the CPU."""
+    if not str(device).startswith("cuda"):
+        return None
+    from kernelgym.judge.admission import for_device
+
+    return for_device(device)[1].capacity
+
+
 class MemoryAwareQueue:
     """Queued items with GPU memory needs, taken as the module says. Thread-safe.
 
