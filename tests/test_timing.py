@@ -340,7 +340,8 @@ def test_with_the_activity_method_the_bound_leaves_out_a_null_calls_host_latency
     clock.per_call_ms[0] = 3.5  # the runner's clock: 3.5 ms per call over the block of 5
     bare = types.SimpleNamespace(null_overhead_ms=1.0, null_overheads_ms=[1.0, 1.2], null_call_ms=0.2,
                                  settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
-                                 reference=types.SimpleNamespace(timing_method=method), bound_inputs={})
+                                 reference=types.SimpleNamespace(timing_method=method), bound_inputs={},
+                                 _probed_blocks=[False])
     bound = Session.check_wall_clock(bare, {"overhead_ms": 0.5}, 5)
     latency = 0.2 if method == "activity" else 0.0
     assert bound == pytest.approx(lower_bound_ms(3.5, 1.0 + latency, 5, on_gpu=True))
@@ -531,3 +532,43 @@ def test_an_honest_kernel_for_a_slow_reference_passes_the_check_clock(tmp_path):
         assert result.runtime_spread["fastest_check_ms"] < CHECK_ALLOWANCE_MS["cpu"]
     finally:
         judge.close()
+
+
+def test_the_bounds_fastest_block_is_one_without_a_probe():
+    """A probe's inputs cost the worker more (outliers drawn on the host) than the null blocks' inputs, which the
+    overhead comes from: where every block had a probe, the bound takes one more block, without; the blocks after
+    a contradiction have none either. Here the probed blocks took 26 ms per call and a plain one takes 4.2: the
+    honest 1.15 ms report stands (with the probed blocks alone it was rejected)."""
+    import types
+
+    from kernelgym.judge.session import Session
+    from kernelgym.judge.wallclock import BlockClock
+
+    def runs(probed_walls: list[float]):
+        clock = BlockClock(lambda calls: [1.15] * calls)
+        asked = []
+
+        def checked_blocks(calls, force_check=False, force_probe=None, probes=True):
+            asked.append(probes)
+            clock(calls)
+            clock.per_call_ms[-1] = 4.2  # a block without a probe
+            bare._probed_blocks.append(False)
+            return [1.15] * calls
+
+        for wall in probed_walls:
+            clock(5)
+            clock.per_call_ms[-1] = wall
+        bare = types.SimpleNamespace(null_overhead_ms=3.0, null_overheads_ms=[3.0], null_call_ms=0.05,
+                                     settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
+                                     reference=types.SimpleNamespace(timing_method="synchronized"),
+                                     bound_inputs={}, _probed_blocks=[True] * len(probed_walls),
+                                     _checked_blocks=checked_blocks)
+        return Session.check_wall_clock(bare, {"overhead_ms": 0.5}, 5), asked, bare
+
+    from kernelgym.judge.wallclock import lower_bound_ms, mismatch
+
+    assert mismatch(1.15, lower_bound_ms(26.0, 3.0, 5, on_gpu=True))  # the probed blocks alone contradict it
+    bound, asked, bare = runs([26.0, 28.6])
+    assert asked == [False] and bound <= 1.15  # one plain block, and the report stands
+    assert bare.bound_inputs["runner_block_probed"] == [True, True, False]
+    assert bare.bound_inputs["runner_fastest_wall_ms"] == 4.2

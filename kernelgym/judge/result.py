@@ -29,7 +29,8 @@ runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci9
                    (``"null_calls"``, on a GPU: measured in the worker before its candidate loaded, also given as
                    ``"null_overhead_ms"``, each counted null block's in ``"null_overheads_ms"``; ``"reference"``:
                    the eager reference's, ``"reference_overhead_ms"``), each candidate block's wall per call
-                   (``"runner_block_walls_ms"``) and the median of the worker's synchronized times
+                   (``"runner_block_walls_ms"``) and whether it carried a probe (``"runner_block_probed"``:
+                   the bound's fastest block is one without) and the median of the worker's synchronized times
                    (``"synchronized_median_ms"``: with the activity method the reported median is the spans'),
                    per call of each block how long the worker's threads ran on a CPU and waited for one
                    (``"worker_block_cpu_ms"``, ``"worker_block_cpu_wait_ms"``: the host's load on the blocks);

@@ -135,6 +135,7 @@ class Session:
         #: the outlier kinds the trials found in the task's domain, for probes in timed blocks (probe_for_block)
         self._probe_kinds: list[int] = []
         self._block_probe: tuple[int, int] = (-1, NO_OUTLIERS)  # (call, outlier kind) of the block being timed
+        self._probed_blocks: list[bool] = []  # whether each timed block (the clock's, in order) carried a probe
         self.probes_compared: dict[int, int] = {}  # outlier kind -> probes of it compared
         self._blocks_timed = 0  # the candidate's timed blocks so far
         self._probe_plan: dict[int, int] | None = None  # block number -> outlier kind of its probe (drawn once)
@@ -969,15 +970,17 @@ class Session:
         finally:
             self.worker.freeze(False)
 
-    def _checked_blocks(self, calls: int, force_check: bool = False, force_probe: int | None = None) -> list[float]:
+    def _checked_blocks(self, calls: int, force_check: bool = False, force_probe: int | None = None,
+                        probes: bool = True) -> list[float]:
         """``calls`` timed calls in blocks that fit the snapshot budget; after each, maybe one call compared, and
-        the block's probe too when it has one (:meth:`probe_for_block`)."""
+        the block's probe too when it has one (:meth:`probe_for_block`; none with ``probes`` off)."""
         times: list[float] = []
         while len(times) < calls:
             n = min(self._per_block, calls - len(times))
             seed = secret_seed()
             self._block_seed = seed
-            self._block_probe = self.probe_for_block(n, force_probe)
+            self._block_probe = self.probe_for_block(n, force_probe) if probes else (-1, NO_OUTLIERS)
+            self._probed_blocks.append(self._block_probe[0] >= 0)
             block = self._alone(self.clock, n)
             times += block
             first = len(self.clock.times) - n
@@ -1096,6 +1099,15 @@ class Session:
         # it raised on the H200 at 0a3b8d7). A forged span gains at most that latency, measured before any
         # candidate code ran
         latency = (self.null_call_ms or 0.0) if measured and self.reference.timing_method == "activity" else 0.0
+        # a probe's inputs cost the worker more than a plain call's (their outliers are drawn on the host: 0.1% of
+        # the positions of each input, made distinct), inside the block the runner's clock spans, and the null
+        # blocks the overhead comes from had none. So the bound's fastest block is one without a probe: one more
+        # block, without, where every block had one, and the blocks after a contradiction have none either. (On
+        # the H100 the blocks of L1/15, L1/41 and L1/100 were of two kinds, 20-240 ms per call apart, and L1/41,
+        # honest, was rejected once in three runs: its fastest block took 26.0 ms per call, the other runs' fast
+        # blocks 4.2; docs/BENCHMARKS.md, twenty-third session)
+        if self._probed_blocks and all(self._probed_blocks):
+            self._checked_blocks(block, probes=False)
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
@@ -1107,6 +1119,7 @@ class Session:
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,
                                  "reference_overhead_ms": reference_overhead,
                                  "runner_block_walls_ms": [round(w, 4) for w in self.clock.per_call_ms],
+                                 "runner_block_probed": list(self._probed_blocks),
                                  "worker_block_cpu_ms": _rounded(self.clock.cpu_per_call_ms),
                                  "worker_block_cpu_wait_ms": _rounded(self.clock.cpu_wait_per_call_ms),
                                  "synchronized_median_ms": self.clock.median_ms()}
@@ -1116,7 +1129,7 @@ class Session:
             if not reason:
                 return max(bound, checks)
             if attempt < EXTRA_BLOCKS:
-                self._checked_blocks(block)  # more blocks by the judge's clock before concluding
+                self._checked_blocks(block, probes=False)  # more blocks by the judge's clock before concluding
         # what the bound was made of stays with the verdict: a rejection by the runner's clock can be checked
         self.result.runtime_spread = {**self.bound_inputs, "runner_bound_ms": bound,
                                       "fastest_check_ms": min(self.check_ms) if self.check_ms else None}
