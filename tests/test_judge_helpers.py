@@ -160,7 +160,27 @@ def test_outlier_positions_are_distinct_so_gpu_scatters_agree():
     (x,) = make_inputs(module, 5, "cpu", outlier=True)
     changed = torch.nonzero(x).reshape(-1)
     pos, _ = outlier_positions(300_000, 300, torch.Generator().manual_seed(5 ^ 0x5EED))
-    assert torch.equal(torch.sort(changed).values, pos)  # exactly the distinct positions drawn, each once
+    assert torch.equal(torch.sort(changed).values, torch.sort(pos).values)  # the distinct positions drawn, once each
+
+
+def test_outlier_positions_fall_one_in_each_stretch_and_the_first_anywhere():
+    """outlier_positions draws one position in each of ``count`` consecutive stretches of the flat index (distinct
+    without sorting: linear time inside timed blocks) and rotates the list by a drawn offset, so the first position,
+    where the wide pair goes, is not always near the start."""
+    import torch
+
+    from kernelgym.judge.inputs import outlier_positions
+
+    numel, count = 1_000_003, 1000
+    firsts = set()
+    for seed in range(20):
+        idx, sign = outlier_positions(numel, count, torch.Generator().manual_seed(seed))
+        assert idx.numel() == count == sign.numel()
+        bounds = torch.arange(count + 1) * numel // count  # stretch i: [bounds[i], bounds[i + 1])
+        ordered = torch.sort(idx).values
+        assert bool((ordered >= bounds[:-1]).all()) and bool((ordered < bounds[1:]).all())
+        firsts.add(int(idx[0]) * 10 // numel)  # which tenth of the tensor the first position is in
+    assert len(firsts) >= 5
 
 
 def test_outputs_cross_through_runner_made_files_for_every_dtype():
