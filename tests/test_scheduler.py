@@ -165,12 +165,19 @@ def test_an_evaluation_holds_the_gpu_one_step_at_a_time(tmp_path, relu_task):
     trials = sum(1 for t in result.trials if t.get("stage") in ("standard", "outlier"))
     assert shared >= trials + 2  # the build, every trial and the profiled forward: each its own hold
     # the warm-up and the timing rounds that follow it within one slice (admission.SlicedHold) share one exclusive
-    # hold: on the CPU one round reaches max_runs; each block of one probe the timing ends with has its own
-    # (Session.probe_for_block: a kind of outliers that had no probe in the round's blocks)
+    # hold: on the CPU one round, of one block, reaches max_runs; each block after it has its own: the blocks of one
+    # probe the timing ends with (Session.probe_for_block: a kind of outliers that had no probe in the round's
+    # blocks) and, where every block had a probe, one block without for the wall-clock bound
+    # (Session.check_wall_clock)
     from kernelgym.judge.profiles import get_profile
 
-    probe_blocks = result.runtime_spread["n"] - get_profile("quick").cpu_timing.max_runs
-    assert 0 <= probe_blocks <= 2 and exclusive == 1 + probe_blocks
+    max_runs = get_profile("quick").cpu_timing.max_runs
+    probed = result.runtime_spread["runner_block_probed"]
+    later = probed[1:]
+    plain = [p for p in later if not p]
+    assert len(later) - len(plain) <= 2 and len(plain) == (1 if all(probed[:len(probed) - len(plain)]) else 0)
+    assert result.runtime_spread["n"] == max_runs + (len(later) - len(plain)) + max_runs * len(plain)
+    assert exclusive == len(probed)
     # every reference forward (trials, the profiled forward, checked timed calls) runs inside a hold
     assert held_at_reference and set(held_at_reference) == {1}, held_at_reference
     depth = 0
