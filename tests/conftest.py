@@ -39,6 +39,12 @@ def no_probes(monkeypatch):
     monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
 
 
+def bound_block_calls(spread: dict, block: int) -> int:
+    """The calls of the blocks the wall-clock bound's check added (``block`` each: one without a probe where every
+    timed block had one, ``Session.check_wall_clock``), from a result's ``runtime_spread``."""
+    return block * spread["runner_blocks_added"]
+
+
 def worker_processes(owner: int | None = None, idle_groups=()) -> list[int]:
     """PIDs of live judge workers started by the process ``owner`` (default: this one) and their children, leaving
     out the process groups in ``idle_groups`` (spare workers started ahead that have run no candidate code)."""

@@ -107,8 +107,9 @@ def test_the_judge_interleaves_the_reference_then_caches_it_when_the_profile_all
     assert first.status == "ok", first.message
     # nine timed calls, and at most one block of one probe per kind of outliers after them (Session.probe_for_block);
     # where every block had a probe, one block of three without, for the wall-clock bound (Session.check_wall_clock)
-    probed = first.runtime_spread["runner_block_probed"]
-    plain = 3 if not probed[-1] and all(probed[:-1]) and len(probed) > 3 else 0
+    from conftest import bound_block_calls
+
+    plain = bound_block_calls(first.runtime_spread, 3)
     assert 9 + plain <= first.runtime_spread["n"] <= 11 + plain and first.runtime_spread["baseline_n"] == 9
     assert first.runtime_spread["baseline"] == "interleaved"
     # the runner's bound is reported with what it was made of, and is exactly what they give
@@ -574,4 +575,5 @@ def test_the_bounds_fastest_block_is_one_without_a_probe():
     bound, asked, bare = runs([26.0, 28.6])
     assert asked == [False] and bound <= 1.15  # one plain block, and the report stands
     assert bare.bound_inputs["runner_block_probed"] == [True, True, False]
+    assert bare.bound_inputs["runner_blocks_added"] == 1
     assert bare.bound_inputs["runner_fastest_wall_ms"] == 4.2

@@ -30,7 +30,8 @@ runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci9
                    ``"null_overhead_ms"``, each counted null block's in ``"null_overheads_ms"``; ``"reference"``:
                    the eager reference's, ``"reference_overhead_ms"``), each candidate block's wall per call
                    (``"runner_block_walls_ms"``) and whether it carried a probe (``"runner_block_probed"``:
-                   the bound's fastest block is one without) and the median of the worker's synchronized times
+                   the bound's fastest block is one without; ``"runner_blocks_added"``: the blocks the bound's
+                   check added, all without) and the median of the worker's synchronized times
                    (``"synchronized_median_ms"``: with the activity method the reported median is the spans'),
                    per call of each block how long the worker's threads ran on a CPU and waited for one
                    (``"worker_block_cpu_ms"``, ``"worker_block_cpu_wait_ms"``: the host's load on the blocks);

@@ -1106,8 +1106,10 @@ class Session:
         # the H100 the blocks of L1/15, L1/41 and L1/100 were of two kinds, 20-240 ms per call apart, and L1/41,
         # honest, was rejected once in three runs: its fastest block took 26.0 ms per call, the other runs' fast
         # blocks 4.2; docs/BENCHMARKS.md, twenty-third session)
+        added = 0  # blocks this check added (without probes)
         if self._probed_blocks and all(self._probed_blocks):
             self._checked_blocks(block, probes=False)
+            added += 1
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
@@ -1119,7 +1121,7 @@ class Session:
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,
                                  "reference_overhead_ms": reference_overhead,
                                  "runner_block_walls_ms": [round(w, 4) for w in self.clock.per_call_ms],
-                                 "runner_block_probed": list(self._probed_blocks),
+                                 "runner_block_probed": list(self._probed_blocks), "runner_blocks_added": added,
                                  "worker_block_cpu_ms": _rounded(self.clock.cpu_per_call_ms),
                                  "worker_block_cpu_wait_ms": _rounded(self.clock.cpu_wait_per_call_ms),
                                  "synchronized_median_ms": self.clock.median_ms()}
@@ -1130,6 +1132,7 @@ class Session:
                 return max(bound, checks)
             if attempt < EXTRA_BLOCKS:
                 self._checked_blocks(block, probes=False)  # more blocks by the judge's clock before concluding
+                added += 1
         # what the bound was made of stays with the verdict: a rejection by the runner's clock can be checked
         self.result.runtime_spread = {**self.bound_inputs, "runner_bound_ms": bound,
                                       "fastest_check_ms": min(self.check_ms) if self.check_ms else None}
