@@ -9,8 +9,12 @@ bound was made of: the fastest block's wall per call, the null overhead subtract
 overhead less the reported median: host time the candidate's blocks spent that the null blocks did not). Where the
 result has them (since f7a4eb8): the synchronized median (with the activity method, the reported median is the
 spans'), the spread of the null blocks' overheads, and the worker's CPU wait per call in its fastest block (the
-host's load). Prints the raised rows (every row with ``--all``) and a summary: how many were raised, by how much, and
-the median excess. An honest run wants few raised rows: a raise is a kernel charged for time that was not its own.
+host's load); since the twenty-third session, which blocks had a probe (``runner_block_probed``): the fastest
+block's wall per call among those with a probe and among those without (a probe's outlier inputs are drawn on the
+host inside its block). Rows the bound rejected (``timing_wall_mismatch``) are listed apart, with the factor the
+bound put on the worker's synchronized median. Prints the raised rows (every row with ``--all``) and a summary: how
+many were raised, by how much, and the median excess. An honest run wants few raised rows and no rejected ones: a
+raise is a kernel charged for time that was not its own.
 """
 
 from __future__ import annotations
@@ -40,6 +44,32 @@ def read_rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def probe_split(spread: dict) -> tuple[float | None, float | None]:
+    """The fastest block's wall per call among the blocks with a probe and among those without (``None`` where
+    there were none of a kind, or the result does not say which blocks had one)."""
+    walls, probed = spread.get("runner_block_walls_ms") or [], spread.get("runner_block_probed") or []
+    if not walls or len(probed) != len(walls):
+        return None, None
+    with_probe = [w for w, p in zip(walls, probed) if p]
+    without = [w for w, p in zip(walls, probed) if not p]
+    return (min(with_probe) if with_probe else None), (min(without) if without else None)
+
+
+def rejected_figures(row: dict) -> dict | None:
+    """A row the bound rejected (``timing_wall_mismatch``, its bound's parts kept since f7a4eb8), or ``None``."""
+    res = row.get("result", row)
+    spread = res.get("runtime_spread") or {}
+    flags = {f.get("name") for f in res.get("flags") or []}
+    reported = spread.get("synchronized_median_ms")
+    if "timing_wall_mismatch" not in flags or not reported or "runner_fastest_wall_ms" not in spread:
+        return None
+    probed_ms, plain_ms = probe_split(spread)
+    return {"task": res.get("task_id"), "synchronized_ms": reported, "bound_ms": spread.get("runner_bound_ms"),
+            "factor": (spread.get("runner_bound_ms") or 0.0) / reported, "wall_ms": spread["runner_fastest_wall_ms"],
+            "overhead_ms": spread.get("runner_overhead_ms") or 0.0, "walls_ms": spread.get("runner_block_walls_ms"),
+            "probed_fastest_ms": probed_ms, "plain_fastest_ms": plain_ms}
+
+
 def row_figures(row: dict) -> dict | None:
     """What one timed result says about its bound, or ``None`` for a row that was not timed on a GPU."""
     res = row.get("result", row)
@@ -62,6 +92,7 @@ def row_figures(row: dict) -> dict | None:
         out["fastest_cpu_wait_ms"] = waits[fastest]
     else:
         out["fastest_cpu_wait_ms"] = None
+    out["probed_fastest_ms"], out["plain_fastest_ms"] = probe_split(spread)
     return out
 
 
@@ -84,8 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     report = {}
     for path in args.results:
-        figures = [f for f in (row_figures(r) for r in read_rows(path)) if f is not None]
-        report[str(path)] = {"summary": summary(figures), "rows": figures}
+        rows = read_rows(path)
+        figures = [f for f in (row_figures(r) for r in rows) if f is not None]
+        rejected = [f for f in (rejected_figures(r) for r in rows) if f is not None]
+        report[str(path)] = {"summary": {**summary(figures), "rejected": len(rejected)}, "rows": figures,
+                             "rejected": rejected}
         print(f"== {path}")
         print(f"{'task':44} {'reported':>9} {'runtime':>9} {'raised':>7} {'wall':>8} {'overhead':>8} {'excess':>8} "
               f"{'sync':>8} {'null±':>7} {'cpu wait':>8} calls")
@@ -95,9 +129,19 @@ def main(argv: list[str] | None = None) -> int:
                       f"{f['raised']:7.2f} {f['wall_ms']:8.2f} {f['overhead_ms']:8.2f} {f['excess_ms']:8.2f} "
                       f"{_fmt(f['synchronized_ms']):>8} {_fmt(f['null_spread_ms'], '.2f'):>7} "
                       f"{_fmt(f['fastest_cpu_wait_ms'], '.2f'):>8} {f['block_calls']}")
+        for f in rejected:
+            print(f"REJECTED {str(f['task'])[:35]:35} synchronized {f['synchronized_ms']:.3f} ms, bound "
+                  f"{f['bound_ms']:.3f} ({f['factor']:.1f}x), fastest wall {f['wall_ms']:.2f} less overhead "
+                  f"{f['overhead_ms']:.2f}; fastest with a probe {_fmt(f['probed_fastest_ms'], '.2f')}, without "
+                  f"{_fmt(f['plain_fastest_ms'], '.2f')}; walls {f['walls_ms']}")
+        split = [(f["probed_fastest_ms"], f["plain_fastest_ms"]) for f in figures
+                 if f["probed_fastest_ms"] is not None and f["plain_fastest_ms"] is not None]
         s = report[str(path)]["summary"]
         print(f"timed {s['timed']}, raised {s['raised']} (by {s['raised_by'][:12]}), "
-              f"median excess {s['median_excess_ms']} ms")
+              f"median excess {s['median_excess_ms']} ms, rejected by the bound {s['rejected']}")
+        if split:
+            print(f"rows with blocks of both kinds {len(split)}: the fastest probed block's wall per call over the "
+                  f"fastest plain one's, median {statistics.median(p / q for p, q in split):.2f}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

@@ -43,3 +43,24 @@ def test_rows_without_a_gpu_timing_are_left_out(tmp_path):
                                                             "runtime_spread": {"reported_median_ms": 1.0}}}) + "\n")
     assert [module.row_figures(r) for r in module.read_rows(rows)] == [None]
     assert module.summary([])["timed"] == 0
+
+
+def test_a_row_rejected_by_the_bound_is_listed_with_its_factor(capsys):
+    """On the H100 at 9b9e2c1 (first run) L1/41 was rejected: synchronized 1.154 ms against a bound of 18.39 ms."""
+    path = RESULTS / "datasets_h100_2026-12-06_9b9e2c1.tgz"
+    module = _report_module()
+    rejected = [f for f in (module.rejected_figures(r) for r in module.read_rows(path)) if f is not None]
+    assert [f["task"] for f in rejected] == ["L1/41_argmax"]
+    assert rejected[0]["factor"] == pytest.approx(18.387 / 1.1536, rel=1e-3)
+    assert rejected[0]["probed_fastest_ms"] is None  # that run did not record which blocks had a probe
+    assert module.main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "REJECTED L1/41_argmax" in out and "rejected by the bound 1" in out
+
+
+def test_the_blocks_with_a_probe_and_those_without_are_told_apart():
+    module = _report_module()
+    spread = {"runner_block_walls_ms": [26.0, 4.2, 28.6, 4.5], "runner_block_probed": [True, False, True, False]}
+    assert module.probe_split(spread) == (26.0, 4.2)
+    assert module.probe_split({"runner_block_walls_ms": [3.0]}) == (None, None)  # not recorded
+    assert module.probe_split({"runner_block_walls_ms": [3.0], "runner_block_probed": [True]}) == (3.0, None)
