@@ -208,7 +208,8 @@ class LocalEvaluator:
     def _run_next(self) -> None:
         """On a pool thread: start the evaluation the queue gives (none when closing drained it) and settle its
         future."""
-        taken = self._queue.take(self._memory_need)
+        judge = self._judge if self._judge is not None else self._judges.get()  # made outside the queue's lock
+        taken = self._queue.take(lambda item: judge.memory_need(item[1][0]))
         if taken is None:
             return
         (future, args), need = taken
@@ -223,13 +224,6 @@ class LocalEvaluator:
                 future.set_result(result)
         finally:
             self._queue.done(need)
-
-    def _memory_need(self, item) -> int:
-        """GPU bytes the queued evaluation ``item`` will reserve (its task's need, as this thread's judge counts
-        it)."""
-        task = item[1][0]
-        judge = self._judge if self._judge is not None else self._judges.get()
-        return judge.memory_need(task)
 
     def _evaluate(self, task: Task, text: str, backend: str, profile: Any, torch_policy: str,
                   batch=None) -> EvalResult:
