@@ -77,11 +77,11 @@ def _stream(x_ptr, y_ptr, n, n_blocks, BLOCK: tl.constexpr, OP: tl.constexpr, HI
         _stream_block(x_ptr, y_ptr, pid * BLOCK, n, BLOCK, OP, HINTS, EVEN)
 
 
-def launch(x: torch.Tensor, y: torch.Tensor, op: str, block: int, warps: int, hints: bool, persistent: int):
-    """One launch of a variant; ``persistent`` programs per SM (0: one program per block)."""
+def launch(x: torch.Tensor, y: torch.Tensor, op: str, block: int, warps: int, hints: bool, persistent: int,
+           sms: int):
+    """One launch of a variant; ``persistent`` programs per SM of the ``sms`` (0: one program per block)."""
     n = x.numel()
     n_blocks = triton.cdiv(n, block)
-    sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     grid = (min(n_blocks, sms * persistent),) if persistent else (n_blocks,)
     _stream[grid](x, y, n, n_blocks, BLOCK=block, OP=OP_CODES[op], HINTS=hints, EVEN=n % block == 0,
                   PERSISTENT=bool(persistent), num_warps=warps)
@@ -100,6 +100,7 @@ def main(argv=None) -> int:
         print("streaming_variants: needs a CUDA GPU", file=sys.stderr)
         return 2
     print(torch.cuda.get_device_name(), "torch", torch.__version__, "triton", triton.__version__, flush=True)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count  # read once, not in the timed launches
     rows = []
     for op in args.ops.split(","):
         eager, r, c, scale = OPS[op]
@@ -112,10 +113,11 @@ def main(argv=None) -> int:
         for block, warps, hints, persistent in itertools.product(
                 [int(b) for b in args.blocks.split(",")], [int(w) for w in args.warps.split(",")], (False, True),
                 [int(p) for p in args.persistent.split(",")]):
-            launch(x, y, op, block, warps, hints, persistent)
+            launch(x, y, op, block, warps, hints, persistent, sms)
             torch.cuda.synchronize()
             error = float((y - eager(x)).abs().max())
-            ms = triton.testing.do_bench(lambda: launch(x, y, op, block, warps, hints, persistent), rep=args.rep)
+            ms = triton.testing.do_bench(lambda: launch(x, y, op, block, warps, hints, persistent, sms),
+                                        rep=args.rep)
             results.append({"op": op, "block": block, "warps": warps, "hints": hints, "persistent": persistent,
                             "ms": ms, "tb_s": moved / ms / 1e9, "eager_ms": eager_ms, "vs_eager": eager_ms / ms,
                             "max_abs_err": error})

@@ -39,6 +39,17 @@ def no_probes(monkeypatch):
     monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
 
 
+def run_threads(targets) -> None:
+    """Run each callable of ``targets`` on a thread of its own, all at once, and wait for them all."""
+    import threading
+
+    threads = [threading.Thread(target=target) for target in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def bound_block_calls(spread: dict, block: int) -> int:
     """The calls of the blocks the wall-clock bound's check added (``block`` each: one without a probe where every
     timed block had one, ``Session.check_wall_clock``), from a result's ``runtime_spread``."""

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from conftest import run_threads
 from kernelgym.evaluators.dispatch import MemoryAwareQueue
 
 GIB = 1 << 30
@@ -107,11 +108,7 @@ def test_takers_on_many_threads_take_every_item_once():
                 taken.append(got[0])
             queue.done(got[1])
 
-    threads = [threading.Thread(target=worker) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads([worker] * 8)
     assert sorted(taken) == items and queue.running_need == 0
 
 
@@ -150,11 +147,7 @@ def test_a_gate_lets_in_at_most_its_slots_and_hands_each_slot_to_one_holder():
             with lock:
                 inside.discard(number)
 
-    threads = [threading.Thread(target=caller) for _ in range(24)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads([caller] * 24)
     assert errors == [] and most[0] == 3 and gate.queue.running_need == 0
 
 

@@ -112,7 +112,6 @@ def test_coverage_accounts_kernel_time_by_owner():
 
 def test_seeded_inputs_are_identical_when_judges_share_a_process():
     """Judges in threads of one process (a Ray actor) must each draw the inputs their seed names."""
-    import threading
     import time
     import types
 
@@ -136,11 +135,9 @@ def test_seeded_inputs_are_identical_when_judges_share_a_process():
             got = make_inputs(module, seed, "cpu")
             mismatches.extend(i for i, (a, b) in enumerate(zip(got, expected[seed])) if not torch.equal(a, b))
 
-    threads = [threading.Thread(target=draw, args=(s,)) for s in (1, 2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    from conftest import run_threads
+
+    run_threads([lambda: draw(1), lambda: draw(2)])
     assert mismatches == []
 
 
@@ -393,7 +390,6 @@ def test_profiling_feedback_lists_the_top_kernels_of_both_sides_and_can_be_turne
 def test_parsing_and_compiling_from_many_threads_at_once_never_fails():
     """CPython 3.11's AST conversion keeps its recursion depth per interpreter: unguarded, concurrent parses can
     raise ``SystemError: AST constructor recursion depth mismatch`` (seen with a thread pool of evaluations)."""
-    import threading
 
     from kernelgym.parsing import compile_source, parse
 
@@ -408,11 +404,9 @@ def test_parsing_and_compiling_from_many_threads_at_once_never_fails():
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    from conftest import run_threads
+
+    run_threads([work] * 8)
     assert not errors, errors[:3]
 
 
