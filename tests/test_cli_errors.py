@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
 
 
-def kernelgym(*args: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+def kernelgym(*args: str, timeout: float = TIMEOUT, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run([sys.executable, "-m", "kernelgym.cli", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env=env)
 
@@ -116,6 +116,19 @@ def test_eval_lists_failing_files_and_refuses_to_overwrite_a_report(tmp_path):
     assert kernelgym(*args, "--resume").returncode == 0        # continuing it is allowed
     forced = kernelgym(*args, "--overwrite")
     assert forced.returncode == 0 and "failed: 1 file(s)" in forced.stdout
+
+
+def test_eval_without_a_sandbox_is_one_line_saying_why_and_how_to_opt_out(tmp_path):
+    """No bwrap here: ``kernelgym eval`` says so at once and exits 2 (it once waited for ever: the pool thread's
+    judge failed to start and no evaluation's future was settled)."""
+    gens = tmp_path / "gens" / "L1" / "1_scaled_relu"
+    gens.mkdir(parents=True)
+    for i in range(3):  # more files than threads: every queued evaluation must be settled
+        (gens / f"{i}.py").write_text(GOOD)
+    proc = kernelgym("eval", str(tmp_path / "gens"), "--tasks", str(TEST_TASKS), "--out", str(tmp_path / "report"),
+                     "--device", "cpu", "--jobs", "2", "--cache-dir", str(tmp_path / "cache"), "--no-progress",
+                     timeout=120, env={"KERNELGYM_BWRAP": str(tmp_path / "no-bwrap"), "KERNELGYM_SANDBOX": "bwrap"})
+    assert_user_error(proc, "sandbox cannot be set up", "no bwrap executable", "KERNELGYM_SANDBOX=unsafe")
 
 
 # -- 3. help text and --version --------------------------------------------------------------------------------

@@ -231,3 +231,28 @@ def test_speedup_coverage_reward_credits_only_the_candidates_share():
     assert fn(res(10.0, 1.0, status="rejected"), []) == 0.0
     assert fn(res(10.0, 0.5).to_dict(), []) == pytest.approx(0.65)
     assert get_reward("speedup_coverage:100")(res(10.0, 1.0), []) == pytest.approx(0.65)
+
+
+def _forget_the_sandbox_probe(sandbox) -> None:
+    """The bwrap path and the probe are found once per process: find them again (under this test's environment,
+    and after it under the session's)."""
+    sandbox.bwrap_executable.cache_clear()
+    sandbox.probe.cache_clear()
+
+
+def test_every_queued_future_fails_when_the_threads_judge_cannot_be_made(relu_task, tmp_path, monkeypatch):
+    """A judge that cannot start (here: no sandbox) fails each evaluation with its error; none waits for ever."""
+    from kernelgym.judge import sandbox
+
+    monkeypatch.setenv("KERNELGYM_BWRAP", str(tmp_path / "no-bwrap"))
+    monkeypatch.delenv("KERNELGYM_SANDBOX", raising=False)
+    _forget_the_sandbox_probe(sandbox)
+    try:
+        with LocalEvaluator(device="cpu", cache_dir=tmp_path / "cache", max_workers=2) as pool:
+            futures = [pool.submit(relu_task, GOOD, profile=SHORT) for _ in range(5)]  # more than the threads
+            for future in futures:
+                with pytest.raises(sandbox.SandboxUnavailable, match="no bwrap executable"):
+                    future.result(timeout=60)
+    finally:
+        monkeypatch.undo()
+        _forget_the_sandbox_probe(sandbox)

@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 from kernelgym.cli.errors import CliError
+from kernelgym.judge.sandbox import SandboxUnavailable
 
 
 def _load(path: str | None):
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:  # evaluations in flight were ended on the way out (LocalEvaluator.close)
             print("kernelgym: interrupted", file=sys.stderr)
             return 130
-        except (CliError, TaskError, ValueError, OSError) as exc:
+        except (CliError, TaskError, ValueError, OSError, SandboxUnavailable) as exc:
             print(f"kernelgym: error: {exc}", file=sys.stderr)
             return 2
 

@@ -207,14 +207,23 @@ class LocalEvaluator:
 
     def _run_next(self) -> None:
         """On a pool thread: start the evaluation the queue gives (none when closing drained it) and settle its
-        future."""
-        judge = self._judge if self._judge is not None else self._judges.get()  # made outside the queue's lock
-        taken = self._queue.take(lambda item: judge.memory_need(item[1][0]))
+        future. Where the thread's judge cannot be made (no sandbox here, a bad cache folder), the evaluation the
+        queue gives fails with that error: every queued future is settled, none waits for ever."""
+        judge, failure = self._judge, None
+        if judge is None:
+            try:
+                judge = self._judges.get()  # made outside the queue's lock
+            except BaseException as exc:  # noqa: BLE001 - the future taken below reports it
+                failure = exc
+        taken = self._queue.take(lambda item: 0 if judge is None else judge.memory_need(item[1][0]))
         if taken is None:
             return
         (future, args), need = taken
         try:
             if not future.set_running_or_notify_cancel():  # its caller cancelled it while queued
+                return
+            if failure is not None:
+                future.set_exception(failure)
                 return
             try:
                 result = self._evaluate(*args)
