@@ -344,6 +344,7 @@ def bench(kernel_call, quantiles):
 def k(x_ptr, y_ptr, n, REPS: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
+    x = tl.zeros([BLOCK], dtype=tl.float32)  # bound before the loop: the compiler, unlike the interpreter, needs it
     for _ in range(REPS):  # the slow config reads its block REPS times
         x = tl.load(x_ptr + offs, mask=mask, volatile=True)
     tl.store(y_ptr + offs, tl.maximum(x, 0.0) * 2.0 + 1.0, mask=mask)
