@@ -1,12 +1,15 @@
 """Evaluation throughput (issue #13): batches A and B through the Ray pool, the plain path, fidelity under load.
 
     python benchmarks/throughput.py [--batch A|B|both] [--solutions 32] [--grpo-tasks 8] [--samples 16]
-                                    [--profile quick] [--concurrency 8] [--plain 12] [--fidelity N]
-                                    [--budget-s S] [--device-transfer] [--gpus 1,all] [--json out.json]
+                                    [--profile quick] [--concurrency 8[,12,...]] [--plain 12] [--fidelity N]
+                                    [--budget-s S] [--alone-budget-s S] [--device-transfer] [--gpus 1,all]
+                                    [--json out.json]
 
 ``--gpus 1,all`` runs the pool phase on one GPU, then on all of them, and prints issue #17's scaling figures
 (efficiency = evaluations per GPU-hour on all over those on one, target >= 0.9; verdicts identical; median speedup
 difference <= 2%); ``--ray-fake-gpus N`` gives a CPU-only local cluster N fake GPUs to test that path.
+``--concurrency 8,12,16`` runs the pool phase once per level (evaluations at once per GPU), on each GPU count, and
+prints the rate and p95 turnaround of each level side by side: the comparison measured in one run, on one machine.
 
 The batches, built from the bundled Triton solutions (``kernelgym/suite/solutions/triton/L1..L3``):
 
@@ -49,9 +52,11 @@ alone vs alone again: the noise floor under the batch-vs-alone ones.
 
 The last lines are one summary per batch with each target of issue #13 and PASS/FAIL: >= 3000 (A) / >= 5000 (B)
 evaluations per GPU-hour, p95 turnaround <= 30 s (p95 service shown beside it), fidelity median <= 2% and worst
-<= 5%, verdicts identical. ``--budget-s``: no new evaluation starts after the budget (the pool stops accepting; the
-evaluations in flight finish), the remaining phases are skipped and the partial figures printed and written to
-``--json``; leave the in-flight evaluations (about 2 x p95 service) between the budget and any hard limit.
+<= 5%, verdicts identical. ``--budget-s``: in each pool phase, no new evaluation starts once the budget has passed
+since the phase began (the pool stops accepting; the evaluations in flight finish) and the partial figures are
+printed and written to ``--json``; ``--alone-budget-s`` (default: ``--budget-s``) bounds the plain path and fidelity
+together in the same way, from their start. Leave the in-flight evaluations (about 2 x p95 service) between the
+budgets and any hard limit.
 On the CPU (Triton interpreter, small shapes) every figure is measured the same way but timings are not GPU figures.
 """
 
@@ -635,22 +640,23 @@ def judge_kwargs(args) -> dict:
 # -- phases --------------------------------------------------------------------------------------------------
 
 def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: dict, num_gpus: int | None = None,
-               key: str = "pool") -> dict[str, list[Run]]:
-    """Every batch through one pool over ``num_gpus`` GPUs (default: all), one ``evaluate_many`` call each; figures
-    into ``report[batch][key]`` and its rows into ``report[batch][key + "_rows"]`` (``"rows"`` for ``"pool"``)."""
+               key: str = "pool", concurrency: int = 8) -> dict[str, list[Run]]:
+    """Every batch through one pool over ``num_gpus`` GPUs (default: all), ``concurrency`` evaluations at once per
+    GPU, one ``evaluate_many`` call each; figures into ``report[batch][key]`` and its rows into
+    ``report[batch][key + "_rows"]`` (``"rows"`` for ``"pool"``)."""
     import ray
 
     ray.init(include_dashboard=False, log_to_driver=False,
              **({"num_gpus": args.ray_fake_gpus} if args.ray_fake_gpus else {}))
     for signum in (signal.SIGTERM, signal.SIGINT):  # again: Ray's start may install handlers of its own
         signal.signal(signum, _interrupt)
-    pool = TimedPool(num_gpus=num_gpus, concurrency_per_gpu=args.concurrency, dedupe=False, deadline=deadline,
+    pool = TimedPool(num_gpus=num_gpus, concurrency_per_gpu=concurrency, dedupe=False, deadline=deadline,
                      judge_kwargs=judge_kwargs(args))
     out: dict[str, list[Run]] = {}
     aborting = False
     try:
         gpus = pool.num_actors
-        say(f"pool: {gpus} actor(s) {pool.actor_info()}, {args.concurrency} evaluations each at once")
+        say(f"pool: {gpus} actor(s) {pool.actor_info()}, {concurrency} evaluations each at once")
         for name, items in batches.items():
             if time.monotonic() >= deadline:
                 say(f"pool {name}: skipped (budget)")
@@ -750,6 +756,48 @@ def gpu_counts(text: str) -> list[int | None]:
     return counts
 
 
+def concurrency_levels(text: str) -> list[int]:
+    """``--concurrency``: comma-separated evaluations at once per GPU, each run as a pool phase of its own, in
+    order."""
+    try:
+        levels = [int(part) for part in str(text).split(",")]
+    except ValueError:
+        levels = []
+    if not levels or any(level < 1 for level in levels) or len(set(levels)) != len(levels):
+        raise SystemExit(f"--concurrency takes distinct counts >= 1, comma-separated, got {text!r}")
+    return levels
+
+
+def pool_plan(gpus: str, concurrency: str) -> list[tuple[int | None, int, str]]:
+    """The pool phases, in order: ``(GPU count, evaluations at once per GPU, report key)`` for every count of
+    ``--gpus`` and, on each, every level of ``--concurrency``. The last phase's key is ``"pool"`` (the plain path and
+    fidelity compare with its rows); the others are ``pool_`` with what varies: ``<n>gpu`` and/or ``c<level>``."""
+    counts, levels = gpu_counts(gpus), concurrency_levels(concurrency)
+    plan = []
+    for n in counts:
+        for level in levels:
+            parts = ([f"{'all' if n is None else n}gpu"] if len(counts) > 1 else []) + \
+                    ([f"c{level}"] if len(levels) > 1 else [])
+            plan.append((n, level, "pool_" + "_".join(parts)))
+    plan[-1] = (plan[-1][0], plan[-1][1], "pool")
+    return plan
+
+
+def concurrency_rows(report: dict, plan: list[tuple[int | None, int, str]]) -> list[dict]:
+    """One batch's pool figures at each concurrency level on the last GPU count of ``plan`` (``report`` is the
+    batch's report): level, evaluations per GPU-hour, p95 turnaround, evaluated; a level whose phase did not run is
+    left out."""
+    last_count = plan[-1][0]
+    rows = []
+    for n, level, key in plan:
+        figures = report.get(key)
+        if n == last_count and figures:
+            rows.append({"concurrency": level, "evals_per_gpu_hour": figures.get("evals_per_gpu_hour"),
+                         "p95_turnaround_s": (figures.get("turnaround_s") or {}).get("p95"),
+                         "evaluated": figures.get("evaluated")})
+    return rows
+
+
 def scaling(one: dict, many: dict, one_runs: list[Run], many_runs: list[Run]) -> dict:
     """Issue #17's figures for one batch run on fewer and on more GPUs: the scaling efficiency (evaluations per
     GPU-hour on more GPUs over those on fewer: 1.0 is perfect, the target is >= 0.9), verdict identity, and the
@@ -778,13 +826,17 @@ def main() -> int:
     ap.add_argument("--grpo-tasks", type=int, default=8, help="batch B: tasks")
     ap.add_argument("--samples", type=int, default=16, help="batch B: samples per task")
     ap.add_argument("--profile", default="quick")
-    ap.add_argument("--concurrency", type=int, default=8, help="evaluations at once per GPU")
+    ap.add_argument("--concurrency", default="8",
+                    help="evaluations at once per GPU; several, comma-separated (8,12,16), run one pool phase each")
     ap.add_argument("--plain", type=int, default=12, help="candidates per batch through the plain path")
     ap.add_argument("--fidelity", type=int, default=None,
                     help="expected-ok candidates per batch evaluated alone (default: 16 of A, all of B)")
     ap.add_argument("--fidelity-floor", action="store_true",
                     help="evaluate the fidelity candidates alone a second time and print how far the two idle "
                          "measurements differ (the noise floor of the fidelity figures)")
+    ap.add_argument("--alone-budget-s", type=float, default=None,
+                    help="the plain path and fidelity together: start none of their evaluations after this many "
+                         "seconds from their start (default: --budget-s)")
     ap.add_argument("--budget-s", type=float, default=math.inf,
                     help="start no evaluation after this many seconds; skip what remains")
     ap.add_argument("--cache-dir", default="/tmp/kg-throughput")
@@ -797,7 +849,8 @@ def main() -> int:
                          "anyway; KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    deadline = time.monotonic() + args.budget_s
+    plan = pool_plan(args.gpus, args.concurrency)  # a malformed --gpus or --concurrency ends the run here
+    alone_budget_s = args.budget_s if args.alone_budget_s is None else args.alone_budget_s
     for signum in (signal.SIGTERM, signal.SIGINT):  # `timeout` past the budget: keep the figures of what finished
         signal.signal(signum, _interrupt)
 
@@ -812,17 +865,24 @@ def main() -> int:
         say(f"batch {name}: {len(items)} candidates over {len({it.task.id for it in items})} tasks; "
             f"expected ok {sum(it.expect_ok for it in items)}; variants {report[name]['variants']}")
     try:
-        counts = gpu_counts(args.gpus)
-        by_count = {n: pool_phase(batches, args, deadline, report, n,
-                                  "pool" if i == len(counts) - 1 else f"pool_{n}gpu")
-                    for i, n in enumerate(counts)}
-        pooled = by_count[counts[-1]]
-        if len(counts) > 1:
+        by_key = {key: pool_phase(batches, args, time.monotonic() + args.budget_s, report, n, key, level)
+                  for n, level, key in plan}
+        pooled = by_key["pool"]
+        counts, levels = gpu_counts(args.gpus), concurrency_levels(args.concurrency)
+        if len(levels) > 1:
             for name in batches:
-                one, many = report[name].get(f"pool_{counts[0]}gpu"), report[name].get("pool")
-                if one and many and name in by_count[counts[0]] and name in pooled:
-                    report[name]["scaling"] = scaling(one, many, by_count[counts[0]][name], pooled[name])
+                report[name]["concurrency"] = rows = concurrency_rows(report[name], plan)
+                say(f"concurrency {name}: " + "; ".join(
+                    f"{r['concurrency']} at once: {r['evals_per_gpu_hour']} evals/GPU-h, p95 turnaround "
+                    f"{r['p95_turnaround_s']} s ({r['evaluated']} evaluated)" for r in rows))
+        if len(counts) > 1:  # issue #17's scaling: the first GPU count against the last, at the last level
+            base = next(key for n, level, key in plan if n == counts[0] and level == levels[-1])
+            for name in batches:
+                one, many = report[name].get(base), report[name].get("pool")
+                if one and many and name in by_key[base] and name in pooled:
+                    report[name]["scaling"] = scaling(one, many, by_key[base][name], pooled[name])
                     say(f"scaling {name}:", json.dumps(report[name]["scaling"]))
+        deadline = time.monotonic() + alone_budget_s
         alone_phases(batches, pooled, args, deadline, report)
     except Interrupted as exc:
         say(f"interrupted in batch {exc}: the JSON has what finished")

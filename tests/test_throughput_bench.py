@@ -1,10 +1,12 @@
 """benchmarks/throughput.py (issue #13): its batches are labelled honestly and its figures are computed right, and
-the GPU lock keeps the holds that the GPU busy share is measured from. No evaluation runs here (the benchmark's
-own CPU run checks the verdicts against the labels)."""
+the GPU lock keeps the holds that the GPU busy share is measured from; and one small real run of the script (Ray, the
+interpreter) with two concurrency levels."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -233,3 +235,40 @@ def test_the_wall_bound_script_reports_the_bound_per_block_size(tmp_path):
     assert [r["block"] for r in rows] == [2, 3] and all(r["status"] == "ok" for r in rows)
     assert all(r["runner_bound_ms"] is not None and r["reported_median_ms"] > 0 for r in rows)
     assert module.profile_with_block(20, on_cpu=False).timing.block == 20
+
+
+def test_pool_phases_cover_every_gpu_count_and_concurrency_level(bench):
+    assert bench.pool_plan("all", "8") == [(None, 8, "pool")]
+    assert bench.pool_plan("1,all", "8") == [(1, 8, "pool_1gpu"), (None, 8, "pool")]
+    assert bench.pool_plan("all", "8,12") == [(None, 8, "pool_c8"), (None, 12, "pool")]
+    assert [key for _, _, key in bench.pool_plan("1,2", "4,8")] == ["pool_1gpu_c4", "pool_1gpu_c8", "pool_2gpu_c4",
+                                                                   "pool"]
+    for bad in ("0", "8,8", "eight", "8,", ""):
+        with pytest.raises(SystemExit, match="--concurrency"):
+            bench.concurrency_levels(bad)
+    plan = bench.pool_plan("1,2", "4,8")
+    report = {"pool_2gpu_c4": {"evals_per_gpu_hour": 900.0, "turnaround_s": {"p95": 20.0}, "evaluated": 10},
+              "pool": {"evals_per_gpu_hour": 1200.0, "turnaround_s": {"p95": 25.0}, "evaluated": 12},
+              "pool_1gpu_c4": {"evals_per_gpu_hour": 1.0, "turnaround_s": {"p95": 1.0}, "evaluated": 1}}
+    assert bench.concurrency_rows(report, plan) == [  # the last GPU count's levels only
+        {"concurrency": 4, "evals_per_gpu_hour": 900.0, "p95_turnaround_s": 20.0, "evaluated": 10},
+        {"concurrency": 8, "evals_per_gpu_hour": 1200.0, "p95_turnaround_s": 25.0, "evaluated": 12}]
+
+
+@pytest.mark.timeout(300)
+def test_the_script_runs_one_pool_phase_per_concurrency_level(tmp_path):
+    """A real run (a local Ray cluster, the interpreter): batch B of one task, 3 samples, at 1 and then 2 evaluations
+    at once; each phase evaluates every sample as labelled, and the report sets the levels side by side."""
+    out = tmp_path / "tp.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "throughput.py"), "--batch", "B",
+                           "--grpo-tasks", "1", "--samples", "3", "--concurrency", "1,2", "--plain", "0",
+                           "--fidelity", "0", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)],
+                          capture_output=True, text=True, timeout=280, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    b = json.loads(out.read_text())["B"]
+    for key, rows in (("pool_c1", "pool_c1_rows"), ("pool", "rows")):
+        assert b[key]["evaluated"] == 3, b[key]
+        assert [row["as_expected"] for row in b[rows]] == [True] * 3, b[rows]
+    assert [row["concurrency"] for row in b["concurrency"]] == [1, 2]
+    assert all(row["evaluated"] == 3 and row["evals_per_gpu_hour"] > 0 for row in b["concurrency"])
+    assert "concurrency B: 1 at once:" in proc.stdout
