@@ -161,6 +161,9 @@ class LaunchCounter:
     def __init__(self):
         self.counts: dict[str, int] = {}
         self.installed: list[str] = []
+        #: called as ``observer(launcher, args, kwargs)`` after each launch while set (the worker's
+        #: :class:`~kernelgym.judge.gpu_compile.LaunchSpecs` during the first forward on the CPU)
+        self.observer = None
 
     def install(self) -> bool:
         import importlib
@@ -180,6 +183,8 @@ class LaunchCounter:
                     if not kwargs.get("warmup"):  # a warm-up compiles and returns: nothing ran (an eighth
                         name = getattr(getattr(self, "fn", None), "__name__", "?")  # red-team helper's token)
                         counter.counts[name] = counter.counts.get(name, 0) + 1
+                        if counter.observer is not None:
+                            counter.observer(self, args, kwargs)
                     return out
 
                 run._kernelgym_counts = True

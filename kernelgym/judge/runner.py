@@ -31,6 +31,7 @@ from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.device_transfer import available as device_transfer_available
 from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
+from kernelgym.judge.gpu_compile import enabled as gpu_compile_enabled
 from kernelgym.judge.inputs import secret_seed
 from kernelgym.judge.launch import StartedWorker, WorkerLauncher
 from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, remove_tree
@@ -355,7 +356,7 @@ class Judge:
             "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
             "env": self._candidate_env(build_dir, arch), "init_seed": init_seed, "warmup_seed": secret_seed(),
             "timing": self.reference.timing_config(prof).to_dict(), "timing_method": self.timing_method,
-            "scratch": str(worker.scratch),
+            "scratch": str(worker.scratch), "gpu_compile": self.on_cpu and gpu_compile_enabled(),
             "limits": {"file_bytes": 256 << 20, "cpu_s": int(prof.compile_timeout_s + prof.cpu_correctness_timeout_s
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},

@@ -50,6 +50,7 @@ import types
 import torch  # noqa: E402
 
 from kernelgym.judge import compile_pause  # noqa: E402
+from kernelgym.judge import gpu_compile  # noqa: E402
 from kernelgym.judge.autotune import forget_picks as _forget_picks  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
@@ -225,6 +226,8 @@ class Worker:
         self.snapshots: list[tuple] = []
         self.launches = LaunchCounter()
         self.launches.install()
+        if request.get("gpu_compile"):  # before any kernel runs in the interpreter (kernelgym.judge.gpu_compile)
+            gpu_compile.remember_language()
         self.own_names = set(candidate_kernel_names(request["source"]))
         #: announces the compilations of ``go`` (installed before any candidate code runs)
         self.compile_pause = compile_pause.install(self.send, self._read, self._sync)
@@ -276,6 +279,8 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "ModelNew construction")
             return False
+        launches = gpu_compile.LaunchSpecs() if self.req.get("gpu_compile") else None
+        self.launches.observer = launches.note if launches is not None else None
         try:
             with torch.no_grad():
                 self.model(*make_inputs(self.module, self.req["warmup_seed"], self.device))
@@ -284,6 +289,12 @@ class Worker:
             kind = "compile_error" if "triton" in (_type(exc).__module__ or "") and "ompil" in _type(exc).__name__ \
                 else "runtime_error"
             self.error(kind, exc, "first forward")
+            return False
+        finally:
+            self.launches.observer = None
+        refused = launches.first_error() if launches is not None else None
+        if refused is not None:  # runs in the interpreter, would not compile on a GPU (kernelgym.judge.gpu_compile)
+            self.error("compile_error", refused, "compiling for a GPU")
             return False
         self.send({"event": Event.LOADED})
         return True
