@@ -200,6 +200,11 @@ def test_installing_a_hook_or_dispatch_mode_is_flagged(source, flag):
     (candidate(imports="import numpy as np", pre="a = np.lib.format.read_array(x, True)"), "forbidden_module_alias"),
     (candidate(extra="make = type"), "forbidden_call"),
     (candidate(pre="s = scaled_relu_kernel.get_capture_scope()"), "forbidden_attribute"),
+    # a tensor subclass with a __torch_function__ from a namespace built at run time (a red-team helper, 2026-12-06)
+    (candidate(imports="import dataclasses", extra="NS = dict([('__' + 'torch_function__', None)])\n"
+               "Lazy = dataclasses.make_dataclass('Lazy', [], bases=(torch.Tensor,), namespace=NS)"),
+     "forbidden_attribute"),
+    (candidate(imports="from dataclasses import make_dataclass"), "forbidden_import"),
     # a sixth: an object a package keeps (an import-time loop's ModuleSpec, whose loader writes and runs files),
     # a module kept by a class, a private module, a library class's private attribute set by a subclass
     (candidate(imports="import triton.language.extra", pre="L = triton.language.extra.spec.loader"),

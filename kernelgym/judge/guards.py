@@ -98,6 +98,9 @@ FORBIDDEN_ATTRS = {
     "set_num_threads", "set_num_interop_threads", "FileCacheManager",
     # a JITFunction's globals and built-ins, by name
     "get_capture_scope",
+    # a class built from a namespace given as data (dunders as computed keys: a tensor subclass with its own
+    # __torch_function__, a red-team helper, 2026-12-06), as type(name, bases, ns) is refused below
+    "make_dataclass",
 }
 
 

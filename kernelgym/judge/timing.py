@@ -46,6 +46,7 @@ _no_grad = torch.no_grad
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
+_Tensor = torch.Tensor
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_fill = torch.UntypedStorage.fill_
 _get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
@@ -266,6 +267,10 @@ class CallTimer:
         self.device, self.on_gpu = device, device.startswith("cuda")
         self.flusher = flusher or L2Flusher(device)
         self.times: list[float] = []
+        #: the type names of tensor outputs of a timed call that were not exactly ``torch.Tensor`` (a subclass):
+        #: never snapshotted, copied or scrubbed, since any of these would run the subclass's own code (its
+        #: ``__torch_function__``) after the timed interval; the worker rejects the block (``tensor_subclass``)
+        self.subclass_outputs: list[str] = []
         #: the activity method's recorder of a whole stage (:meth:`record_stage`), else one per block
         self.stage_recorder: _ActivityRecorder | None = None
         #: host time (ms) of the last block's own recorder (start, stop, parse): outside its calls, and trusted
@@ -333,6 +338,10 @@ class CallTimer:
                     out = self.fn(*args)
                     elapsed = (_perf_counter() - t0) * 1e3
                 outs = out if _type(out) in (tuple, list) else (out,)
+                odd = [_type(o).__name__ for o in outs if _is_tensor(o) and _type(o) is not _Tensor]
+                if odd:  # its own code would run in the snapshot below: none is taken, the block is rejected
+                    self.subclass_outputs.extend(odd)
+                    outs = ()
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
                 if changed is not None:

@@ -175,6 +175,23 @@ return self.last'''), init="self.calls = 0\n        self.last = None"), "incorre
     # class 4: tensor subclass output
     "subclass_output": ("runtime", kernel_forward(indent('''
 return launch(x).as_subclass(Lazy)'''), extra="class Lazy(torch.Tensor):\n    pass"), "rejected", "subclass"),
+    # class 4: a subclass returned by timed calls only, whose __torch_function__ runs the kernel when the worker
+    # snapshots the output, after the timed interval (a red-team helper, 2026-12-06: 0.3 ms reported for 16 ms of
+    # work); here it tells the timed calls by their number (the recheck after timing would see it too: the words
+    # say the timed block was refused first), the helper told them by the garbage collector's state
+    "subclass_output_only_when_timed": ("runtime", kernel_forward(indent('''
+self.calls += 1
+if self.calls <= 9:  # the first forward, the trials and the profiled forward
+    return launch(x)
+out = Lazy()
+out.src = x
+return out'''), init="self.calls = 0", extra='''class Lazy(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.clone:
+            return launch(args[0].src)
+        return torch.empty(0).untyped_storage()
+'''), "rejected", "a timed call returned a tensor subclass"),
     # class 5: monkeypatching timing and comparison functions
     "patch_synchronize": ("runtime", kernel_forward(indent("return launch(x)"),
                                                    extra="torch.cuda.synchronize = lambda *a, **k: None"),
