@@ -344,6 +344,11 @@ return torch.ones_like(x)''')), "incorrect", "outside"),
     # 11 significant bits are TF32's, so only the wide outliers tell it from an honest fp32 kernel)
     "half_precision_range": ("guarded", candidate(expr="tl.minimum(tl.maximum(x, 0.0), 65504.0) * 2.0 + 1.0"),
                              "incorrect", "outside"),
+    # class 8 too: wrong only between the standard values and the outliers' 10x the peak, a band no input had while
+    # every ordinary outlier sat at that one magnitude (a red-team helper, 2026-12-06; the outliers' magnitudes are
+    # spread over it since)
+    "wrong_between_the_values_and_the_outliers": ("guarded", candidate(
+        expr="tl.where((x > 4.0) & (x < 30.0), 0.0, tl.maximum(x, 0.0) * 2.0 + 1.0)"), "incorrect", "outside"),
     # class 10: leaving the sandbox
     "write_outside_scratch": ("guarded", kernel_forward(indent('''
 open("/tmp/kernelgym_escape.txt", "w").write("x")
