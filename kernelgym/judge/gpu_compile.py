@@ -61,14 +61,27 @@ class LaunchSpec:
                 tuple(sorted(self.options.items())))
 
 
+#: each kernel function's parameters as the compiler reads them (parsed once per function: a forward may launch one
+#: kernel many times)
+_PARAMS: dict = {}
+
+
+def _params_of(fn) -> list:
+    if fn not in _PARAMS:
+        from triton.runtime.jit import JITFunction
+
+        _PARAMS[fn] = JITFunction(fn).params
+    return _PARAMS[fn]
+
+
 def spec_of(fn, args: tuple, kwargs: dict) -> LaunchSpec | None:
     """The :class:`LaunchSpec` of launching the Python function ``fn`` (an ``InterpretedFunction``'s ``fn``) with
     ``args`` and ``kwargs`` as the interpreter received them (the autotuner's and heuristics' values included);
     ``None`` where an argument cannot be typed exactly."""
     import torch
-    from triton.runtime.jit import JITFunction, mangle_type
+    from triton.runtime.jit import mangle_type
 
-    params = JITFunction(fn).params
+    params = _params_of(fn)
     values = dict(zip((p.name for p in params), args))
     values.update((k, v) for k, v in kwargs.items() if any(p.name == k for p in params))
     signature, constexprs = {}, {}
