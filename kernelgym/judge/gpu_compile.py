@@ -61,17 +61,17 @@ class LaunchSpec:
                 tuple(sorted(self.options.items())))
 
 
-#: each kernel function's parameters as the compiler reads them (parsed once per function: a forward may launch one
-#: kernel many times)
-_PARAMS: dict = {}
+#: the compilable ``JITFunction`` of each kernel function seen (made once per function: a forward may launch one
+#: kernel many times, and compiling and typing need it alike)
+_JIT: dict = {}
 
 
-def _params_of(fn) -> list:
-    if fn not in _PARAMS:
+def _jit_of(fn):
+    if fn not in _JIT:
         from triton.runtime.jit import JITFunction
 
-        _PARAMS[fn] = JITFunction(fn).params
-    return _PARAMS[fn]
+        _JIT[fn] = JITFunction(fn)
+    return _JIT[fn]
 
 
 def spec_of(fn, args: tuple, kwargs: dict) -> LaunchSpec | None:
@@ -81,7 +81,7 @@ def spec_of(fn, args: tuple, kwargs: dict) -> LaunchSpec | None:
     import torch
     from triton.runtime.jit import mangle_type
 
-    params = _params_of(fn)
+    params = _jit_of(fn).params
     values = dict(zip((p.name for p in params), args))
     values.update((k, v) for k, v in kwargs.items() if any(p.name == k for p in params))
     signature, constexprs = {}, {}
@@ -102,19 +102,9 @@ def spec_of(fn, args: tuple, kwargs: dict) -> LaunchSpec | None:
     return LaunchSpec(fn, signature, constexprs, options)
 
 
-#: compilable twins of interpreted kernels, by the ``InterpretedFunction``'s id (made once per process)
-_TWINS: dict[int, object] = {}
-
-
 def _twin(value):
-    """The ``JITFunction`` of an ``InterpretedFunction``'s function (anything else: itself)."""
-    if type(value).__name__ != "InterpretedFunction":
-        return value
-    if id(value) not in _TWINS:
-        from triton.runtime.jit import JITFunction
-
-        _TWINS[id(value)] = (value, JITFunction(value.fn))  # the original kept alive: its id stays its own
-    return _TWINS[id(value)][1]
+    """The compilable ``JITFunction`` of an ``InterpretedFunction``'s function (anything else: itself)."""
+    return _jit_of(value.fn) if type(value).__name__ == "InterpretedFunction" else value
 
 
 def _language_objects() -> list:
@@ -193,11 +183,10 @@ def compile_spec(spec: LaunchSpec) -> None:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
-    from triton.runtime.jit import JITFunction
 
     with _compilable(spec.fn):
         constexprs = {k: _twin(v) for k, v in spec.constexprs.items()}
-        source = ASTSource(fn=JITFunction(spec.fn), signature=dict(spec.signature), constexprs=constexprs)
+        source = ASTSource(fn=_jit_of(spec.fn), signature=dict(spec.signature), constexprs=constexprs)
         triton.compile(source, target=GPUTarget(*TARGET), options=dict(spec.options))
 
 

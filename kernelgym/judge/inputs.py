@@ -163,7 +163,7 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
         idx, sign, values = _wide_pair(idx, sign, values, x.shape)
         # from a generator of their own, seeded by the drawn positions: ``gen``'s later draws (the next tensor's
         # outliers) stay those of the other kinds of outliers
-        own = torch.Generator().manual_seed(int(idx.to(torch.int64).sum().item()) * 2654435761 % 2 ** 63)
+        own = _positions_generator(idx, 2654435761)
         span = math.log(WIDE_MAGNITUDE_MAX / WIDE_MAGNITUDE)
         wide_values = WIDE_MAGNITUDE * torch.exp(span * torch.rand(values.shape, generator=own, dtype=torch.float64))
         if idx.numel() >= 2:  # the pair's second: 3 to 10 times the first or a 3rd to a 10th of it, within the span
@@ -176,6 +176,14 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
     return out.reshape(x.shape)
 
 
+def _positions_generator(idx, salt: int):
+    """A generator seeded by the drawn positions ``idx`` and ``salt``: draws that leave the caller's generator
+    where it was (the next tensor's outliers stay what they were), the same on the runner's side and the worker's."""
+    import torch
+
+    return torch.Generator().manual_seed(int(idx.to(torch.int64).sum().item()) * salt % 2 ** 63)
+
+
 def _spread_magnitudes(idx, low: float, high: float):
     """Each outlier's magnitude (float64, one per position of ``idx``): ``high`` for the first two, the others
     log-uniform over [``low``, ``high``] (:data:`OUTLIER_SCALE`), drawn from a generator of their own seeded by the
@@ -184,7 +192,7 @@ def _spread_magnitudes(idx, low: float, high: float):
 
     magnitudes = torch.full(idx.shape, float(high), dtype=torch.float64)
     if idx.numel() > 2 and high > low > 0:
-        own = torch.Generator().manual_seed(int(idx.to(torch.int64).sum().item()) * 40503 % 2 ** 63)
+        own = _positions_generator(idx, 40503)
         span = math.log(high / low)
         magnitudes[2:] = low * torch.exp(span * torch.rand(idx.numel() - 2, generator=own, dtype=torch.float64))
     return magnitudes

@@ -47,6 +47,9 @@ _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
 _Tensor = torch.Tensor
+#: depths of torch's function-mode and dispatch-mode stacks (a mode active while outputs are read runs its code)
+MODE_DEPTHS = tuple(d for d in (getattr(torch._C, "_len_torch_function_stack", None),
+                                getattr(torch._C, "_len_torch_dispatch_stack", None)) if d is not None)
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_fill = torch.UntypedStorage.fill_
 _get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
@@ -267,10 +270,10 @@ class CallTimer:
         self.device, self.on_gpu = device, device.startswith("cuda")
         self.flusher = flusher or L2Flusher(device)
         self.times: list[float] = []
-        #: the type names of tensor outputs of a timed call that were not exactly ``torch.Tensor`` (a subclass):
-        #: never snapshotted, copied or scrubbed, since any of these would run the subclass's own code (its
-        #: ``__torch_function__``) after the timed interval; the worker rejects the block (``tensor_subclass``)
-        self.subclass_outputs: list[str] = []
+        #: ``[flag, reason]`` for each call of the last block whose outputs were not snapshotted, copied or scrubbed
+        #: because that would have run the candidate's own code after the timed interval (:func:`snapshot_refusal`);
+        #: the worker rejects the block with the first
+        self.refused_snapshots: list[list[str]] = []
         #: the activity method's recorder of a whole stage (:meth:`record_stage`), else one per block
         self.stage_recorder: _ActivityRecorder | None = None
         #: host time (ms) of the last block's own recorder (start, stop, parse): outside its calls, and trusted
@@ -314,6 +317,7 @@ class CallTimer:
         timed interval. ``after_call`` runs after each call, outside the timed interval too (the worker counts the
         candidate's kernel launches of each timed call there)."""
         block: list[float] = []
+        self.refused_snapshots = []
         stage = self.stage_recorder
         own = self.on_gpu and self.method == "activity" and stage is None
         recorder = _ActivityRecorder() if own else stage
@@ -338,9 +342,9 @@ class CallTimer:
                     out = self.fn(*args)
                     elapsed = (_perf_counter() - t0) * 1e3
                 outs = out if _type(out) in (tuple, list) else (out,)
-                odd = [_type(o).__name__ for o in outs if _is_tensor(o) and _type(o) is not _Tensor]
-                if odd:  # its own code would run in the snapshot below: none is taken, the block is rejected
-                    self.subclass_outputs.extend(odd)
+                refused = snapshot_refusal(outs)
+                if refused:  # the candidate's code would run in the snapshot below: none is taken
+                    self.refused_snapshots.append(refused)
                     outs = ()
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
@@ -360,6 +364,20 @@ class CallTimer:
             spans = recorder.spans_ms()
             block[:] = self.times[first:] = _merge_spans(block, [spans.get(k) for k in range(calls)])
         return block
+
+
+def snapshot_refusal(outs) -> list[str] | None:
+    """``[flag, reason]`` when copying a timed call's outputs ``outs`` would run the candidate's code (after the
+    timed interval, where work is free): a tensor output that is not exactly ``torch.Tensor`` (its
+    ``__torch_function__`` runs in ``clone``: a red-team candidate ran its kernel there, 2026-12-06), or a torch
+    function or dispatch mode still active; else ``None``."""
+    odd = next((_type(o).__name__ for o in outs if _is_tensor(o) and _type(o) is not _Tensor), None)
+    if odd is not None:
+        return ["tensor_subclass", f"a timed call returned a tensor subclass ({odd}), not a torch.Tensor"]
+    if any(depth() for depth in MODE_DEPTHS):
+        return ["dispatch_mode", "a torch function or dispatch mode was active when a timed call's outputs were to "
+                                 "be copied"]
+    return None
 
 
 def converged(times: list[float], config: TimingConfig) -> bool:

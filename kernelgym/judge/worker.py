@@ -79,6 +79,7 @@ _equal = torch.equal
 
 _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
+_mode_depths = _timing.MODE_DEPTHS
 _warm_up = _timing.CallTimer.warm_up
 _record_stage = _timing.CallTimer.record_stage
 _stage_spans = _timing.CallTimer.stage_spans
@@ -89,7 +90,6 @@ _type = type
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
 _readline = sys.stdin.readline
-_modes = (getattr(torch._C, "_len_torch_function_stack", None), getattr(torch._C, "_len_torch_dispatch_stack", None))
 
 
 def _watched(launch_methods: tuple = ()) -> dict:
@@ -458,16 +458,12 @@ class Worker:
             launched.append(now - counted[0])
             counted[0] = now
 
-        timer.subclass_outputs = []
         try:
             times = _time_block(timer, calls, keep, changed, seed, count_launches)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, what)
             return False
-        flags = self.integrity_flags()
-        if timer.subclass_outputs:  # seen before any snapshot was taken (CallTimer.time_block)
-            flags.insert(0, ["tensor_subclass", f"a timed call returned a tensor subclass "
-                                                f"({timer.subclass_outputs[0]}), not a torch.Tensor"])
+        flags = timer.refused_snapshots[:1] + self.integrity_flags()  # the first: seen before any snapshot
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
                    "own_launches": launched if self.launches.installed else None})
         return True
@@ -505,7 +501,7 @@ class Worker:
                 now = None
             if now is not original:
                 flags.append(["monkeypatch", f"the candidate replaced {path}"])
-        if any(depth is not None and depth() for depth in _modes):
+        if any(depth() for depth in _mode_depths):
             flags.append(["dispatch_mode", "a torch function or dispatch mode was active when the outputs were read"])
         # every thread that runs Python, also one started with _thread (which threading does not list): its frames
         names = {t.ident: t.name for t in _threading.enumerate()}
