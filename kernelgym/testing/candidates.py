@@ -192,6 +192,25 @@ return out'''), init="self.calls = 0", extra='''class Lazy(torch.Tensor):
             return launch(args[0].src)
         return torch.empty(0).untyped_storage()
 '''), "rejected", "a timed call returned a tensor subclass"),
+    # ... and the same deferral through a torch function mode left on by the timed calls, which copying a plain
+    # tensor's output would run as well: no snapshot is taken while any mode is active
+    "mode_left_on_for_the_snapshot": ("runtime", kernel_forward(indent('''
+self.calls += 1
+if self.calls <= 9:
+    return launch(x)
+y = torch.empty_like(x)
+Deferred(x, y).__enter__()
+return y'''), init="self.calls = 0", imports="from torch.overrides import TorchFunctionMode",
+        extra='''class Deferred(TorchFunctionMode):
+    def __init__(self, x, y):
+        super().__init__()
+        self.x, self.y = x, y
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.clone and args and args[0] is self.y:
+            self.y.copy_(launch(self.x))
+        return func(*args, **(kwargs or {}))
+'''), "rejected", "when a timed call's outputs were to be copied"),
     # class 5: monkeypatching timing and comparison functions
     "patch_synchronize": ("runtime", kernel_forward(indent("return launch(x)"),
                                                    extra="torch.cuda.synchronize = lambda *a, **k: None"),
