@@ -377,15 +377,17 @@ class TimedPool(RayEvalPool):
 
 
 def progress_line(run: Run) -> str:
-    """One line for a finished evaluation: label, task, status (! when against its label), speedup, latency."""
+    """One line for a finished evaluation: label, task, status (! when against its label, then the judge's message),
+    speedup, latency."""
     r, it = run.result, run.item
     if r is None:
         return f"{it.family:>8}/{it.variant:<14} {it.task.id:<44} skipped"
     mark = " " if (r.status == "ok") == it.expect_ok else "!"
     speed = f"{r.speedup:.3g}x" if r.speedup else "-"
     turnaround = f" turnaround {run.turnaround_s:.1f}s" if run.turnaround_s is not None else ""
+    why = f" -- {(r.message or '')[:200]}" if mark == "!" else ""  # against its label: the judge's words
     return (f"{it.family:>8}/{it.variant:<14} {it.task.id:<44} {r.status:<13}{mark} {speed:>7}"
-            f" service {run.service_s or 0:.1f}s{turnaround}")
+            f" service {run.service_s or 0:.1f}s{turnaround}{why}")
 
 
 def run_pool_batch(pool: TimedPool, items: list[Item], profile: str) -> tuple[list[Run], float, float]:

@@ -901,8 +901,8 @@ class Session:
                 timer = self.reference.timer(self.task, self.prof)
             reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls),
                                    untimed_ms=lambda: timer.recorder_ms)
-            blocks["reference"] = lambda calls: self._alone(reference, calls)
-        with hold.round():  # the candidate's warm-up, in the first slice
+            blocks["reference"] = lambda calls: self._alone(reference, calls, "reference_blocks")
+        with hold.round(), self.step("timing_warmup"):  # the candidate's warm-up (and re-sweep), first slice
             self.send(Command.TIME, secret_seed())
             self.expect(Event.TIMING_READY)
         # the timing budget is spent by this evaluation's own timing, not by its waits for the GPU: under load a
@@ -910,20 +910,23 @@ class Session:
         # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
         samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
         hold.close()  # what follows takes holds of its own, as long as it needs them
-        while len(self._compared_at) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
-            self._checked_blocks(1, force_check=True)
-        for kind in self._probe_kinds if PROBE_SHARE > 0 else ():  # a probe of every kind compared (probe_for_block)
-            for _ in range(FORCED_PROBES):
-                if self.probes_compared.get(kind):
-                    break
-                self._checked_blocks(1, force_check=True, force_probe=kind)
+        with self.step("timing_forced"):
+            while len(self._compared_at) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
+                self._checked_blocks(1, force_check=True)
+            for kind in self._probe_kinds if PROBE_SHARE > 0 else ():  # a probe of every kind compared
+                for _ in range(FORCED_PROBES):
+                    if self.probes_compared.get(kind):
+                        break
+                    self._checked_blocks(1, force_check=True, force_probe=kind)
         if cached is None:
             base = {**self.reference.store_baseline(self.task, samples["reference"],
                                                     overhead_ms=reference.overhead_ms()), "how": "interleaved"}
         else:
             base = {**cached, "how": "batch" if shared else "cached"}
-        self.runner_bound_ms = self.check_wall_clock(base, min(cfg.block, cfg.max_runs))
-        self.candidate_times, self.baseline = self._activity_times(), base
+        with self.step("wall_check"):
+            self.runner_bound_ms = self.check_wall_clock(base, min(cfg.block, cfg.max_runs))
+        with self.step("spans"):
+            self.candidate_times, self.baseline = self._activity_times(), base
         self.compared_ms = [self.candidate_times[i] for i in self._compared_at]
 
     def _activity_times(self) -> list[float]:
@@ -956,10 +959,10 @@ class Session:
         cfg = self.reference.timing_config(self.prof).to_dict()
         return self.reference.device, self.reference.timing_method, self.prof.name, tuple(sorted(cfg.items()))
 
-    def _alone(self, block, calls: int) -> list[float]:
-        """One timed block with the GPU to this evaluation; the lock is taken outside the block's own clock, so
-        waiting for it never enters a timing."""
-        with self.gpu(alone=True):
+    def _alone(self, block, calls: int, step: str) -> list[float]:
+        """One timed block with the GPU to this evaluation (its time, without the wait, added to the step named
+        ``step``); the lock is taken outside the block's own clock, so waiting for it never enters a timing."""
+        with self.gpu(alone=True), self.step(step):
             return block(calls)
 
     def _frozen(self, run, calls: int) -> list[float]:
@@ -981,21 +984,27 @@ class Session:
             self._block_seed = seed
             self._block_probe = self.probe_for_block(n, force_probe) if probes else (-1, NO_OUTLIERS)
             self._probed_blocks.append(self._block_probe[0] >= 0)
-            block = self._alone(self.clock, n)
+            block = self._alone(self.clock, n, "candidate_blocks")
             times += block
             first = len(self.clock.times) - n
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
-                probe, kind = self._block_probe
-                if probe >= 0 and self._compare_timed_call(seed, first, probe, kind):
-                    self.probes_compared[kind] = self.probes_compared.get(kind, 0) + 1
-                # two calls of a block when outputs are small: to move the median a candidate must cheat in more
-                # than half of its calls, and then two random picks miss every cheat with probability below 1/4
-                others = [i for i in range(n) if i != probe]
-                picks = _RANDOM.sample(others, min(len(others), 2 if self._check_share >= 1.0 else 1))
-                for index in sorted(picks):
-                    self._compare_timed_call(seed, first, index)
-                    self._compared_at.append(first + index)
+                self._check_timed_calls(seed, first, n)
         return times
+
+    def _check_timed_calls(self, seed: int, first: int, n: int) -> None:
+        """The checks of one timed block (of ``n`` calls, the first ``first`` over all blocks): its probe if it
+        has one, and one or two of its other calls (step ``timed_checks``)."""
+        with self.step("timed_checks"):
+            probe, kind = self._block_probe
+            if probe >= 0 and self._compare_timed_call(seed, first, probe, kind):
+                self.probes_compared[kind] = self.probes_compared.get(kind, 0) + 1
+            # two calls of a block when outputs are small: to move the median a candidate must cheat in more
+            # than half of its calls, and then two random picks miss every cheat with probability below 1/4
+            others = [i for i in range(n) if i != probe]
+            picks = _RANDOM.sample(others, min(len(others), 2 if self._check_share >= 1.0 else 1))
+            for index in sorted(picks):
+                self._compare_timed_call(seed, first, index)
+                self._compared_at.append(first + index)
 
     def probe_for_block(self, calls: int, force: int | None = None) -> tuple[int, int]:
         """Whether the next timed block has a *probe* and which: ``(call, outlier kind)``, or ``(-1, NO_OUTLIERS)``.
