@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import Callable
 
 from kernelgym.judge import sandbox
-from kernelgym.judge.process import LOG_TAIL_CHARS, descendants, kill_group, remove_tree, signal_tree, tail_fd
+from kernelgym.judge.process import (LOG_TAIL_CHARS, descendants, kill_group, remove_tree, signal_each, signal_tree,
+                                     tail_fd)
 
 SHM = Path("/dev/shm")
 BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
@@ -111,6 +112,7 @@ class StartedWorker:
     killed: bool = False
     aborted: bool = False  # :meth:`abort` killed it: its evaluation was abandoned by the caller
     _kill_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _stopped: set | None = field(default=None, repr=False)  # what the last :meth:`freeze` stopped
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -145,9 +147,18 @@ class StartedWorker:
 
     def freeze(self, frozen: bool) -> None:
         """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the worker: the sandbox process and all its
-        descendants, whatever process group they put themselves in."""
-        if not self.killed:
-            signal_tree(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+        descendants, whatever process group they put themselves in. Resuming after a freeze resumes the processes
+        the freeze stopped, without scanning ``/proc`` again: none of them could start another while stopped."""
+        if self.killed:
+            return
+        if frozen:
+            self._stopped = signal_tree(self.proc.pid, signal.SIGSTOP)
+            return
+        stopped, self._stopped = self._stopped, None
+        if stopped is None:
+            signal_tree(self.proc.pid, signal.SIGCONT)
+        else:
+            signal_each(stopped, signal.SIGCONT)
 
     def stuck_line(self) -> int | None:
         """The line of the candidate's file its code is running now, or ``None``: the worker dumps its threads'

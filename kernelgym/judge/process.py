@@ -5,6 +5,7 @@ Every read here is of something the worker cannot block or redirect: the log thr
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -23,17 +24,67 @@ def tail_fd(fd: int, chars: int = LOG_TAIL_CHARS) -> str:
         return ""
 
 
+def _libc_keeping_the_gil():
+    """``open``, ``read`` and ``close`` of the C library called with the GIL held (``ctypes.PyDLL``), or ``None``.
+
+    Every file call of Python's own gives the GIL up and must take it back after; with other busy threads in the
+    process (a pool's evaluations), taking it back waits up to the switch interval (5 ms by default) each time. A
+    scan of ``/proc`` makes hundreds of such calls: freezing a worker for a handover (two scans) then took tens of
+    milliseconds, and with two spinning threads beside it 1.6 s (docs/BENCHMARKS.md, twenty-fifth session). These
+    calls return at once (``/proc`` files are made by the kernel on reading), so holding the GIL through them costs
+    the other threads nothing that the file work would not."""
+    try:
+        libc = ctypes.PyDLL(None, use_errno=True)
+        opener, reader, closer = libc.open, libc.read, libc.close
+    except (OSError, AttributeError):  # pragma: no cover - no C library to bind (not Linux)
+        return None
+    opener.argtypes, opener.restype = [ctypes.c_char_p, ctypes.c_int], ctypes.c_int
+    reader.argtypes, reader.restype = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t], ctypes.c_ssize_t
+    closer.argtypes, closer.restype = [ctypes.c_int], ctypes.c_int
+    return opener, reader, closer
+
+
+_LIBC = _libc_keeping_the_gil()
+_READ_CHUNK = 4096
+
+
+def read_proc(path: str) -> str | None:
+    """The whole of the small file ``path`` (one of ``/proc``'s), or ``None`` when it cannot be read (the process
+    is gone), read with the GIL held (:func:`_libc_keeping_the_gil`; Python's own ``open`` where that is not
+    available)."""
+    if _LIBC is None:  # pragma: no cover
+        try:
+            with open(path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return None
+    opener, reader, closer = _LIBC
+    fd = opener(path.encode(), os.O_RDONLY | os.O_CLOEXEC)
+    if fd < 0:
+        return None
+    try:
+        buf, chunks = ctypes.create_string_buffer(_READ_CHUNK), []
+        while True:
+            n = reader(fd, buf, _READ_CHUNK)
+            if n < 0:
+                return None
+            if n == 0:
+                return b"".join(chunks).decode(errors="replace")
+            chunks.append(buf.raw[:n])
+    finally:
+        closer(fd)
+
+
 def live_processes() -> dict[int, tuple[int, int]]:
     """Every live (not zombie) process: pid -> (parent pid, process group), from one scan of ``/proc``."""
     out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
+        text = read_proc(f"/proc/{entry}/stat")
+        if text is None:
             continue
+        fields = text.rsplit(")", 1)[1].split()
         if fields[0] not in ("Z", "X"):
             out[int(entry)] = (int(fields[1]), int(fields[2]))
     return out
@@ -53,20 +104,26 @@ def descendants(root: int) -> list[int]:
     return out
 
 
-def signal_tree(root: int, signum: int, rounds: int = 3) -> None:
+def signal_tree(root: int, signum: int, rounds: int = 3) -> set[int]:
     """Send ``signum`` to ``root`` and all its descendants, rescanning so that processes started meanwhile are
-    reached too (a stopped or killed process starts no more)."""
+    reached too (a stopped or killed process starts no more). Returns the processes it was sent to."""
     sent: set[int] = set()
     for _ in range(rounds):
         fresh = [pid for pid in descendants(root) if pid not in sent]
         if not fresh:
-            return
-        for pid in fresh:
-            try:
-                os.kill(pid, signum)
-            except (ProcessLookupError, PermissionError):
-                pass
+            break
+        signal_each(fresh, signum)
         sent.update(fresh)
+    return sent
+
+
+def signal_each(pids, signum: int) -> None:
+    """Send ``signum`` to each of ``pids`` that is still there."""
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def tree_usage(pids) -> tuple[int, int]:
@@ -164,10 +221,9 @@ def scheduler_ns(pids) -> tuple[int, int] | None:
             continue
         for tid in tids:
             try:
-                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                    fields = f.read().split()
+                fields = (read_proc(f"/proc/{pid}/task/{tid}/schedstat") or "").split()
                 ran, waited, found = ran + int(fields[0]), waited + int(fields[1]), True
-            except (OSError, IndexError, ValueError):
+            except (IndexError, ValueError):
                 continue
     return (ran, waited) if found else None
 
@@ -176,12 +232,11 @@ def _status_fields(pid: int, names: tuple[str, ...]) -> dict[str, int]:
     """The first number of each line of ``/proc/PID/status`` that starts with one of ``names`` ({} if gone)."""
     out: dict[str, int] = {}
     try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(names):
-                    name, value = line.split()[:2]
-                    out[name] = int(value)
-    except (OSError, ValueError):
+        for line in (read_proc(f"/proc/{pid}/status") or "").splitlines():
+            if line.startswith(names):
+                name, value = line.split()[:2]
+                out[name] = int(value)
+    except ValueError:
         return out
     return out
 

@@ -1,0 +1,94 @@
+"""The runner's view of a worker's processes (kernelgym.judge.process): /proc read with the GIL held, the tree found
+and signalled whatever session its processes put themselves in, and a thaw that resumes what the freeze stopped."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelgym.judge import process
+from kernelgym.judge.launch import StartedWorker
+
+# a parent that starts a child in a session of its own (setsid: out of the parent's process group), then sleeps
+TREE = ("import subprocess, sys, time; "
+        "c = subprocess.Popen(['sleep', '60'], start_new_session=True); "
+        "print(c.pid, flush=True); time.sleep(60)")
+
+
+def state(pid: int) -> str | None:
+    text = process.read_proc(f"/proc/{pid}/stat")
+    return None if text is None else text.rsplit(")", 1)[1].split()[0]
+
+
+def wait_for_states(pids, wanted: set, timeout: float = 5.0) -> set:
+    """The states of ``pids`` once they are all in ``wanted`` (signals arrive asynchronously), or as they are at
+    the timeout."""
+    end = time.monotonic() + timeout
+    while True:
+        states = {state(pid) for pid in pids}
+        if states <= wanted or time.monotonic() > end:
+            return states
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def tree():
+    parent = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    try:
+        yield parent, child
+    finally:
+        for pid in (child, parent.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        parent.wait()
+
+
+def test_read_proc_reads_a_whole_file_of_several_chunks_and_none_when_it_is_gone(tmp_path):
+    text = "".join(f"line {i} {'x' * (i % 50)}\n" for i in range(600))  # well over one 4096-byte read
+    path = tmp_path / "big"
+    path.write_text(text)
+    assert len(text) > 3 * process._READ_CHUNK
+    assert process.read_proc(str(path)) == text
+    assert process.read_proc(str(tmp_path / "missing")) is None
+    assert process.read_proc(f"/proc/{os.getpid()}/stat").startswith(f"{os.getpid()} (")
+
+
+def test_the_tree_is_found_and_stopped_across_sessions_and_the_thaw_needs_no_scan(tree, monkeypatch, tmp_path):
+    parent, child = tree
+    live = process.live_processes()
+    assert live[child][0] == parent.pid and live[child][1] != live[parent.pid][1]  # another process group
+    assert set(process.descendants(parent.pid)) >= {parent.pid, child}
+    worker = StartedWorker(proc=parent, read_fd=-1, scratch=Path(tmp_path), xfer=Path(tmp_path), log_fd=-1,
+                           sandboxed=False)
+    worker.freeze(True)
+    assert wait_for_states([parent.pid, child], {"T"}) == {"T"}
+
+    def no_scan(root):
+        raise AssertionError("the thaw scanned /proc")
+
+    monkeypatch.setattr(process, "descendants", no_scan)
+    worker.freeze(False)
+    assert "T" not in wait_for_states([parent.pid, child], {"S", "R"})
+    monkeypatch.undo()
+    worker.freeze(False)  # a thaw with no freeze before it finds the tree itself
+    assert "T" not in wait_for_states([parent.pid, child], {"S", "R"})
+
+
+def test_a_thaw_without_a_freeze_before_it_resumes_every_process_of_the_tree(tree, tmp_path):
+    parent, child = tree
+    for pid in (parent.pid, child):
+        os.kill(pid, signal.SIGSTOP)
+    assert wait_for_states([parent.pid, child], {"T"}) == {"T"}
+    worker = StartedWorker(proc=parent, read_fd=-1, scratch=Path(tmp_path), xfer=Path(tmp_path), log_fd=-1,
+                           sandboxed=False)
+    worker.freeze(False)
+    assert "T" not in wait_for_states([parent.pid, child], {"S", "R"})
