@@ -92,3 +92,35 @@ def test_a_thaw_without_a_freeze_before_it_resumes_every_process_of_the_tree(tre
                            sandboxed=False)
     worker.freeze(False)
     assert "T" not in wait_for_states([parent.pid, child], {"S", "R"})
+
+
+def test_read_link_reads_a_links_target_and_none_when_there_is_no_link(tmp_path):
+    target = tmp_path / "target file"
+    target.write_text("x")
+    (tmp_path / "link").symlink_to(target)
+    assert process.read_link(str(tmp_path / "link")) == str(target)
+    assert process.read_link(str(tmp_path / "missing")) is None
+    assert process.read_link(str(target)) is None  # not a link
+
+
+def test_a_memory_file_held_open_counts_as_the_holders_memory_and_only_while_it_is_held():
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import os, sys\n"
+                               "fd = os.memfd_create('kept')\n"
+                               "os.write(fd, b'a' * (4 << 20))\n"
+                               "print(flush=True)\n"
+                               "sys.stdin.readline()\n"
+                               "os.close(fd)\n"
+                               "print(flush=True)\n"
+                               "sys.stdin.readline()\n"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdout.readline()
+        assert process.held_file_bytes([holder.pid]) >= 4 << 20
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.stdout.readline()  # closed now
+        assert process.held_file_bytes([holder.pid]) < 4 << 20
+    finally:
+        holder.kill()
+        holder.wait()

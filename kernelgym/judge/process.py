@@ -25,23 +25,25 @@ def tail_fd(fd: int, chars: int = LOG_TAIL_CHARS) -> str:
 
 
 def _libc_keeping_the_gil():
-    """``open``, ``read`` and ``close`` of the C library called with the GIL held (``ctypes.PyDLL``), or ``None``.
+    """``open``, ``read``, ``close`` and ``readlink`` of the C library called with the GIL held (``ctypes.PyDLL``),
+    or ``None``.
 
     Every file call of Python's own gives the GIL up and must take it back after; with other busy threads in the
     process (a pool's evaluations), taking it back waits up to the switch interval (5 ms by default) each time. A
-    scan of ``/proc`` makes hundreds of such calls: freezing a worker for a handover (two scans) then took tens of
-    milliseconds, and with two spinning threads beside it 1.6 s (docs/BENCHMARKS.md, twenty-fifth session). These
-    calls return at once (``/proc`` files are made by the kernel on reading), so holding the GIL through them costs
-    the other threads nothing that the file work would not."""
+    scan of ``/proc`` makes hundreds of such calls: with one thread running Python beside it, a freeze and thaw of a
+    worker among 219 processes took 4.6 s, and 75 ms with the GIL held (``benchmarks/proc_reads.py``,
+    docs/BENCHMARKS.md, twenty-fifth session). These calls return at once (``/proc`` files are made by the kernel on
+    reading), so holding the GIL through them costs the other threads nothing that the file work would not."""
     try:
         libc = ctypes.PyDLL(None, use_errno=True)
-        opener, reader, closer = libc.open, libc.read, libc.close
+        opener, reader, closer, linker = libc.open, libc.read, libc.close, libc.readlink
     except (OSError, AttributeError):  # pragma: no cover - no C library to bind (not Linux)
         return None
     opener.argtypes, opener.restype = [ctypes.c_char_p, ctypes.c_int], ctypes.c_int
     reader.argtypes, reader.restype = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t], ctypes.c_ssize_t
     closer.argtypes, closer.restype = [ctypes.c_int], ctypes.c_int
-    return opener, reader, closer
+    linker.argtypes, linker.restype = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t], ctypes.c_ssize_t
+    return opener, reader, closer, linker
 
 
 _LIBC = _libc_keeping_the_gil()
@@ -58,7 +60,7 @@ def read_proc(path: str) -> str | None:
                 return f.read().decode(errors="replace")
         except OSError:
             return None
-    opener, reader, closer = _LIBC
+    opener, reader, closer, _ = _LIBC
     fd = opener(path.encode(), os.O_RDONLY | os.O_CLOEXEC)
     if fd < 0:
         return None
@@ -73,6 +75,21 @@ def read_proc(path: str) -> str | None:
             chunks.append(buf.raw[:n])
     finally:
         closer(fd)
+
+
+def read_link(path: str) -> str | None:
+    """The target of the link ``path`` (a ``/proc/PID/fd`` entry), or ``None`` when it cannot be read, read with the
+    GIL held as :func:`read_proc` reads (a CUDA worker holds a hundred descriptors and more, each looked at by every
+    memory check of the worker, every 0.5 s: with one thread running Python beside it, Python's ``os.readlink`` of
+    123 of them took 489 ms here, 17 ms with the GIL held)."""
+    if _LIBC is None:  # pragma: no cover
+        try:
+            return os.readlink(path)
+        except OSError:
+            return None
+    buf = ctypes.create_string_buffer(_READ_CHUNK)
+    n = _LIBC[3](path.encode(), buf, _READ_CHUNK)
+    return None if n < 0 else buf.raw[:n].decode(errors="surrogateescape")
 
 
 def live_processes() -> dict[int, tuple[int, int]]:
@@ -152,11 +169,10 @@ def held_file_bytes(pids, limit_fds: int = 4096) -> int:
             return 1 << 62
         for fd in fds:
             path = f"/proc/{pid}/fd/{fd}"
+            target = read_link(path)
+            if target is None or not (target.startswith(("/memfd:", "/dev/shm/")) or target.endswith(" (deleted)")):
+                continue
             try:
-                target = os.readlink(path)
-                if not (target.startswith("/memfd:") or target.startswith("/dev/shm/") or
-                        target.endswith(" (deleted)")):
-                    continue
                 st = os.stat(path)
             except OSError:
                 continue
