@@ -909,15 +909,13 @@ class Session:
         # timer takes as many samples as alone (the waits for each block would otherwise eat the budget)
         # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
         samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
+        if self._forced_blocks_needed():
+            # in the slice still held (or one more): each of these one-call blocks in an exclusive hold of its own
+            # waited for the other evaluations' steps to drain once more, 21 of batch B's 46 correct candidates
+            # had some, and they were up to 80% of the timing stage (H100, docs/BENCHMARKS.md, twenty-fifth session)
+            with hold.round(), self.step("timing_forced"):
+                self._forced_blocks()
         hold.close()  # what follows takes holds of its own, as long as it needs them
-        with self.step("timing_forced"):
-            while len(self._compared_at) < MIN_COMPARED_CALLS:  # with large outputs, few blocks are compared at random
-                self._checked_blocks(1, force_check=True)
-            for kind in self._probe_kinds if PROBE_SHARE > 0 else ():  # a probe of every kind compared
-                for _ in range(FORCED_PROBES):
-                    if self.probes_compared.get(kind):
-                        break
-                    self._checked_blocks(1, force_check=True, force_probe=kind)
         if cached is None:
             base = {**self.reference.store_baseline(self.task, samples["reference"],
                                                     overhead_ms=reference.overhead_ms()), "how": "interleaved"}
@@ -928,6 +926,23 @@ class Session:
         with self.step("spans"):
             self.candidate_times, self.baseline = self._activity_times(), base
         self.compared_ms = [self.candidate_times[i] for i in self._compared_at]
+
+    def _forced_blocks_needed(self) -> bool:
+        """Whether the timing must end with :meth:`_forced_blocks`."""
+        return len(self._compared_at) < MIN_COMPARED_CALLS or any(
+            not self.probes_compared.get(kind) for kind in (self._probe_kinds if PROBE_SHARE > 0 else ()))
+
+    def _forced_blocks(self) -> None:
+        """One-call blocks, each compared, until :data:`MIN_COMPARED_CALLS` timed calls are (with large outputs,
+        few blocks are compared at random), then blocks of one probe of each outlier kind none of whose probes was
+        compared yet, at most :data:`FORCED_PROBES` of a kind (:meth:`probe_for_block`)."""
+        while len(self._compared_at) < MIN_COMPARED_CALLS:
+            self._checked_blocks(1, force_check=True)
+        for kind in self._probe_kinds if PROBE_SHARE > 0 else ():
+            for _ in range(FORCED_PROBES):
+                if self.probes_compared.get(kind):
+                    break
+                self._checked_blocks(1, force_check=True, force_probe=kind)
 
     def _activity_times(self) -> list[float]:
         """The candidate's time per timed call: its synchronized figure, lowered to its device activity span under
