@@ -867,8 +867,10 @@ def main() -> int:
         say(f"batch {name}: {len(items)} candidates over {len({it.task.id for it in items})} tasks; "
             f"expected ok {sum(it.expect_ok for it in items)}; variants {report[name]['variants']}")
     try:
-        by_key = {key: pool_phase(batches, args, time.monotonic() + args.budget_s, report, n, key, level)
-                  for n, level, key in plan}
+        by_key = {}
+        for n, level, key in plan:
+            by_key[key] = pool_phase(batches, args, time.monotonic() + args.budget_s, report, n, key, level)
+            write_report(args, report)  # what finished so far, should the run be killed from outside (SIGKILL)
         pooled = by_key["pool"]
         counts, levels = gpu_counts(args.gpus), concurrency_levels(args.concurrency)
         if len(levels) > 1:
@@ -892,9 +894,17 @@ def main() -> int:
         for name in batches:
             report[name]["targets"] = targets(name, report[name])
             say(summary_line(name, report[name]))
-        if args.json:
-            Path(args.json).write_text(json.dumps({"args": vars(args), **report}, indent=1, default=str))
+        write_report(args, report)
     return 0
+
+
+def write_report(args, report: dict) -> None:
+    """``report`` into ``--json`` (when given), whole each time: replaced, never appended to."""
+    if args.json:
+        path = Path(args.json)
+        partial = path.with_name(path.name + ".part")
+        partial.write_text(json.dumps({"args": vars(args), **report}, indent=1, default=str))
+        partial.replace(path)  # a reader never sees half a file
 
 
 if __name__ == "__main__":

@@ -258,17 +258,30 @@ def test_pool_phases_cover_every_gpu_count_and_concurrency_level(bench):
 @pytest.mark.timeout(300)
 def test_the_script_runs_one_pool_phase_per_concurrency_level(tmp_path):
     """A real run (a local Ray cluster, the interpreter): batch B of one task, 3 samples, at 1 and then 2 evaluations
-    at once; each phase evaluates every sample as labelled, and the report sets the levels side by side."""
+    at once; each phase evaluates every sample as labelled, and the report sets the levels side by side. The JSON is
+    written after each phase too, before the run ends (a run killed from outside keeps what finished)."""
     out = tmp_path / "tp.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "throughput.py"), "--batch", "B",
-                           "--grpo-tasks", "1", "--samples", "3", "--concurrency", "1,2", "--plain", "0",
-                           "--fidelity", "0", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)],
-                          capture_output=True, text=True, timeout=280, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "throughput.py"), "--batch", "B",
+                             "--grpo-tasks", "1", "--samples", "3", "--concurrency", "1,2", "--plain", "0",
+                             "--fidelity", "0", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    first_seen = None
+    try:
+        deadline = time.monotonic() + 280
+        while proc.poll() is None and time.monotonic() < deadline:
+            if first_seen is None and out.exists():
+                first_seen = json.loads(out.read_text())
+            time.sleep(0.05)
+        stdout, _ = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stdout[-3000:]
+    assert first_seen is not None and "pool_c1" in first_seen["B"] and "pool" not in first_seen["B"], first_seen
+    assert not (tmp_path / "tp.json.part").exists()
     b = json.loads(out.read_text())["B"]
     for key, rows in (("pool_c1", "pool_c1_rows"), ("pool", "rows")):
         assert b[key]["evaluated"] == 3, b[key]
         assert [row["as_expected"] for row in b[rows]] == [True] * 3, b[rows]
     assert [row["concurrency"] for row in b["concurrency"]] == [1, 2]
     assert all(row["evaluated"] == 3 and row["evals_per_gpu_hour"] > 0 for row in b["concurrency"])
-    assert "concurrency B: 1 at once:" in proc.stdout
+    assert "concurrency B: 1 at once:" in stdout
