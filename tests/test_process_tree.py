@@ -21,8 +21,9 @@ TREE = ("import subprocess, sys, time; "
         "print(c.pid, flush=True); time.sleep(60)")
 
 
-def state(pid: int) -> str | None:
-    text = process.read_proc(f"/proc/{pid}/stat")
+def state(which) -> str | None:
+    """The state letter of process ``which`` (a pid, or ``"PID/task/TID"`` for one of its threads)."""
+    text = process.read_proc(f"/proc/{which}/stat")
     return None if text is None else text.rsplit(")", 1)[1].split()[0]
 
 
@@ -124,3 +125,40 @@ def test_a_memory_file_held_open_counts_as_the_holders_memory_and_only_while_it_
     finally:
         holder.kill()
         holder.wait()
+
+
+# a process whose main thread ends (pthread_exit) while another of its threads runs on, holding 64 MiB: /proc shows
+# it as a zombie; the thread prints its id once the main thread has ended
+HEADLESS = ("import ctypes, threading, time\n"
+            "def run():\n"
+            "    held = bytearray(64 << 20)\n"
+            "    for i in range(0, len(held), 4096): held[i] = 1\n"
+            "    time.sleep(0.3)\n"
+            "    print(threading.get_native_id(), flush=True)\n"
+            "    while True: sum(range(1000))\n"
+            "threading.Thread(target=run).start()\n"
+            "ctypes.CDLL(None).pthread_exit(None)\n")
+
+
+def test_a_process_whose_main_thread_ended_is_still_found_stopped_and_counted(tmp_path):
+    """A red-team finding: the main thread's zombie state hid the whole process (and its children) from every scan,
+    so a freeze left its other threads running and its memory and threads went uncounted."""
+    script = tmp_path / "headless.py"
+    script.write_text(HEADLESS)
+    root = subprocess.Popen(["bash", "-c", f"{sys.executable} {script} & wait"], stdout=subprocess.PIPE, text=True)
+    try:
+        tid = int(root.stdout.readline())
+        child = next(pid for pid, (parent, _) in process.live_processes().items() if parent == root.pid)
+        assert state(child) == "Z" and process.live_thread(child) == tid
+        tree = process.descendants(root.pid)
+        assert child in tree
+        rss, threads = process.tree_usage(tree)
+        assert rss >= 64 << 20 and threads >= 2
+        stopped = process.signal_tree(root.pid, signal.SIGSTOP)
+        assert child in stopped
+        assert wait_for_states([f"{child}/task/{tid}"], {"T"}) == {"T"}
+        process.signal_each(stopped, signal.SIGCONT)
+        assert "T" not in wait_for_states([f"{child}/task/{tid}"], {"R", "S"})
+    finally:
+        process.signal_tree(root.pid, signal.SIGKILL)
+        root.wait()

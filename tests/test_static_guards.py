@@ -347,3 +347,66 @@ def test_the_frame_writer_binds_its_encoder():
         os.close(write)
     assert b"forged" not in raw and b"timing" in raw
 
+
+
+# modules whose import does something to the process that imports them: runs a program on its command line
+# (sys.exit at the end), or sets torch's backend flags for good (a red-team helper, 2026-12-06)
+PROGRAM_MODULE = "torch.utils.model_dump.__main__"
+PRIVATE_MODULES = ("torch.testing._internal.common_utils", "torch.testing._internal.common_device_type")
+CHECK_IN_A_FRESH_PROCESS = """
+import json, sys
+from kernelgym.judge.guards import check_source
+modules = sys.argv[1].split(",")  # what follows is a command line model_dump's program cannot parse
+flags = [check_source("import torch\\nimport torch.nn as nn\\nimport " + m + "\\n\\n"
+                      "class ModelNew(nn.Module):\\n    def forward(self, x):\\n        return x\\n") for m in modules]
+print(json.dumps({"flags": flags, "imported": [m for m in modules if m in sys.modules]}))
+"""
+
+
+def test_the_static_checks_import_no_program_private_or_test_module_in_the_runner():
+    """The reach check resolves names against the runner's own packages, importing what is not loaded yet: a
+    program module ran ``sys.exit`` on the checking process's command line (it ended the trainer), a private test
+    module froze torch's backend flags (every later reference forward failed). Neither is imported now, and both
+    candidates are flagged."""
+    import json
+    import subprocess
+    import sys
+
+    modules = (PROGRAM_MODULE, *PRIVATE_MODULES, "torch.utils.model_dump.tests")
+    proc = subprocess.run([sys.executable, "-c", CHECK_IN_A_FRESH_PROCESS, ",".join(modules), "--unknown-option"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["imported"] == []
+    for module, flags in zip(modules, out["flags"]):
+        assert any(name in ("forbidden_import", "forbidden_module_alias") for name, _ in flags), (module, flags)
+
+
+def test_an_import_that_ends_the_process_is_the_modules_verdict(monkeypatch):
+    """A public submodule whose import raises SystemExit: the reach check names it, the caller goes on."""
+    from kernelgym.judge import reach
+
+    real = reach.importlib.import_module
+
+    def exits_on_one(name, *args, **kwargs):
+        if name == "torch.nn.exits_when_imported":
+            raise SystemExit(2)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(reach.importlib, "import_module", exits_on_one)
+    reach.forbidden_reach.cache_clear()
+    try:
+        why = reach.forbidden_reach("torch.nn.exits_when_imported.thing")
+    finally:
+        reach.forbidden_reach.cache_clear()
+    assert why is not None and "ends the process" in why
+
+
+def test_an_evaluation_of_a_program_module_is_rejected_and_the_judge_goes_on(tmp_path, relu_task):
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path)
+    result = judge.evaluate(relu_task, f"import torch\nimport torch.nn as nn\nimport {PROGRAM_MODULE}\n\n"
+                                       "class ModelNew(nn.Module):\n    def forward(self, x):\n        return x\n")
+    assert result.status == "rejected", result.message
+    assert PROGRAM_MODULE not in __import__("sys").modules

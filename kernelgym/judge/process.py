@@ -92,17 +92,42 @@ def read_link(path: str) -> str | None:
     return None if n < 0 else buf.raw[:n].decode(errors="surrogateescape")
 
 
+def _stat_fields(path: str) -> list[str] | None:
+    """The fields of a ``/proc`` ``stat`` file after the command name (state first), or ``None`` if gone."""
+    text = read_proc(path)
+    return None if text is None else text.rsplit(")", 1)[1].split()
+
+
+_DEAD = ("Z", "X")
+
+
+def live_thread(pid: int) -> int | None:
+    """A thread of process ``pid`` that is not dead (its id), or ``None``. A process whose main thread ended
+    (``pthread_exit``) while others run shows as a zombie in ``/proc/PID/stat``; its live threads are in
+    ``/proc/PID/task`` (a red-team finding, 2026-12-06: such a process was left out of every scan, so a freeze did not
+    stop it and its memory and threads were not counted)."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        fields = _stat_fields(f"/proc/{pid}/task/{tid}/stat")
+        if fields and fields[0] not in _DEAD:
+            return int(tid)
+    return None
+
+
 def live_processes() -> dict[int, tuple[int, int]]:
-    """Every live (not zombie) process: pid -> (parent pid, process group), from one scan of ``/proc``."""
+    """Every live process: pid -> (parent pid, process group), from one scan of ``/proc``. A zombie counts where a
+    thread of it still runs (:func:`live_thread`)."""
     out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        text = read_proc(f"/proc/{entry}/stat")
-        if text is None:
+        fields = _stat_fields(f"/proc/{entry}/stat")
+        if fields is None:
             continue
-        fields = text.rsplit(")", 1)[1].split()
-        if fields[0] not in ("Z", "X"):
+        if fields[0] not in _DEAD or live_thread(int(entry)) is not None:
             out[int(entry)] = (int(fields[1]), int(fields[2]))
     return out
 
@@ -216,10 +241,8 @@ def cpu_seconds(pids) -> float:
     total = 0
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
-        except (OSError, IndexError, ValueError):
+            total += sum(int(v) for v in (_stat_fields(f"/proc/{pid}/stat") or [])[11:15])  # utime, stime, cutime, cstime
+        except ValueError:
             continue
     return total / _TICKS_PER_S
 
@@ -245,10 +268,22 @@ def scheduler_ns(pids) -> tuple[int, int] | None:
 
 
 def _status_fields(pid: int, names: tuple[str, ...]) -> dict[str, int]:
-    """The first number of each line of ``/proc/PID/status`` that starts with one of ``names`` ({} if gone)."""
+    """The first number of each line of ``/proc/PID/status`` that starts with one of ``names`` ({} if gone); a
+    name the process's own file lacks (a zombie main thread has no memory of its own to show) is read from a live
+    thread's (:func:`live_thread`)."""
+    out = _numbers(f"/proc/{pid}/status", names)
+    missing = tuple(name for name in names if name not in out)
+    if missing:
+        tid = live_thread(pid)
+        if tid is not None and tid != pid:
+            out.update(_numbers(f"/proc/{pid}/task/{tid}/status", missing))
+    return out
+
+
+def _numbers(path: str, names: tuple[str, ...]) -> dict[str, int]:
     out: dict[str, int] = {}
     try:
-        for line in (read_proc(f"/proc/{pid}/status") or "").splitlines():
+        for line in (read_proc(path) or "").splitlines():
             if line.startswith(names):
                 name, value = line.split()[:2]
                 out[name] = int(value)

@@ -18,6 +18,13 @@ Resolution walks modules only: attributes of a module (``getattr`` on a module o
 packages (imported here, the same library code the worker imports); it never calls anything the candidate wrote
 and never looks into other objects. A name that does not resolve here is left to the other rules. Results are
 cached per process.
+
+Importing runs a module's top-level code in the runner, the trusted process: a submodule not loaded yet is imported
+here only when every part of its name is public and none is a test, example or ``__main__`` module
+(:func:`_importable_here`); any other is refused unimported. ``torch.utils.model_dump.__main__`` ran ``sys.exit`` on
+the trainer's own command line and killed it, and ``torch.testing._internal.common_utils`` froze torch's backend
+flags, so every later reference forward of that process failed (a red-team helper, 2026-12-06). A ``SystemExit``
+raised by an import is the module's verdict, not the runner's end.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import dis
 import functools
 import importlib
 import inspect
+import sys
 import types
 
 #: parts of allowed packages that run code given as strings, start processes, load pickles or native code
@@ -162,7 +170,7 @@ def forbidden_reach(path: str, native: bool = False) -> str | None:
     if _forbidden_module(parts[0]):
         return None  # the import rules report it
     try:
-        obj = importlib.import_module(parts[0])
+        obj = _import_here(parts[0])
     except Exception:  # noqa: BLE001 - an allowed package missing here: nothing to resolve against
         return None
     for i in range(1, len(parts)):
@@ -171,6 +179,8 @@ def forbidden_reach(path: str, native: bool = False) -> str | None:
             return _forbidden_module(name, native)  # named, not imported here
         try:
             obj = _step(obj, parts, i)
+        except NotImportedHere as refused:
+            return str(refused)
         except Exception:  # noqa: BLE001 - a lazy attribute or a submodule that fails here: unresolved
             return None
         why = _judge_value(obj, native)
@@ -193,7 +203,7 @@ def _resolve(path: str):
     if parts[0] not in ALLOWED_MODULES:
         return _UNRESOLVED
     try:
-        obj = importlib.import_module(parts[0])
+        obj = _import_here(parts[0])
         for i in range(1, len(parts)):
             obj = _step(obj, parts, i)
     except Exception:  # noqa: BLE001 - unresolved here
@@ -201,13 +211,45 @@ def _resolve(path: str):
     return obj
 
 
+class NotImportedHere(Exception):
+    """A submodule the runner refuses to import (:func:`_importable_here`); the message says why."""
+
+
+#: parts of a module's name that mark code run as a program or for a library's own tests, never by a kernel
+UNIMPORTED_PARTS = frozenset({"__main__", "test", "tests", "testing", "examples", "benchmarks"})
+
+
+def _importable_here(name: str) -> str | None:
+    """Why the runner does not import the module named ``name`` (not loaded yet), or ``None``: a private or dunder
+    part, or a test, example or ``__main__`` module (:data:`UNIMPORTED_PARTS`) anywhere in the name."""
+    if name in sys.modules:
+        return None  # loaded already: nothing of it runs again
+    for part in name.split("."):
+        if part.startswith("_") or part in UNIMPORTED_PARTS:
+            return f"the module {name}, which the judge does not import (a private, test or program module)"
+    return None
+
+
+def _import_here(name: str) -> types.ModuleType:
+    """``name`` imported in the runner, where :func:`_importable_here` allows it; :class:`NotImportedHere` otherwise,
+    and where importing it raised ``SystemExit``."""
+    why = _importable_here(name)
+    if why is not None:
+        raise NotImportedHere(why)
+    try:
+        return importlib.import_module(name)
+    except SystemExit:
+        raise NotImportedHere(f"the module {name}, whose import ends the process") from None
+
+
 def _step(obj, parts: list[str], i: int):
     """``parts[i]`` of ``obj`` (what ``parts[:i]`` named): a module's attribute, or its submodule not imported yet
-    (the worker's import finds it); of a class or any other object a module keeps, the attribute as stored, found
-    statically (no property or ``__getattr__`` of its runs here: ``TritonSemantic.lang`` is a module)."""
+    (the worker's import finds it; imported here through :func:`_import_here`); of a class or any other object a
+    module keeps, the attribute as stored, found statically (no property or ``__getattr__`` of its runs here:
+    ``TritonSemantic.lang`` is a module)."""
     if not isinstance(obj, types.ModuleType):
         return inspect.getattr_static(obj, parts[i])
-    return getattr(obj, parts[i]) if hasattr(obj, parts[i]) else importlib.import_module(".".join(parts[:i + 1]))
+    return getattr(obj, parts[i]) if hasattr(obj, parts[i]) else _import_here(".".join(parts[:i + 1]))
 
 
 def names_a_module(path: str) -> bool:

@@ -181,7 +181,8 @@ class Judge:
             result.message = self._ok_message(result)
         except Verdict as verdict:
             result.status, result.message = verdict.status, verdict.message
-        except Exception as exc:  # noqa: BLE001 - a fault of the judge itself must not end the caller's run
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a fault of the judge itself must not end the caller's
+            # run, nor library code the judge ran in this process that called sys.exit
             result.status = "crashed"
             result.message = f"internal judge error (not the candidate's fault): {type(exc).__name__}: {exc}"[:500]
             result.add_flag("judge_error", result.message)
