@@ -27,6 +27,12 @@ def state(which) -> str | None:
     return None if text is None else text.rsplit(")", 1)[1].split()[0]
 
 
+def worker_of(proc, tmp_path) -> StartedWorker:
+    """``proc`` as the runner holds a worker (only its process matters to freezing)."""
+    return StartedWorker(proc=proc, read_fd=-1, scratch=Path(tmp_path), xfer=Path(tmp_path), log_fd=-1,
+                         sandboxed=False)
+
+
 def wait_for_states(pids, wanted: set, timeout: float = 5.0) -> set:
     """The states of ``pids`` once they are all in ``wanted`` (signals arrive asynchronously), or as they are at
     the timeout."""
@@ -68,8 +74,7 @@ def test_the_tree_is_found_and_stopped_across_sessions_and_the_thaw_needs_no_sca
     live = process.live_processes()
     assert live[child][0] == parent.pid and live[child][1] != live[parent.pid][1]  # another process group
     assert set(process.descendants(parent.pid)) >= {parent.pid, child}
-    worker = StartedWorker(proc=parent, read_fd=-1, scratch=Path(tmp_path), xfer=Path(tmp_path), log_fd=-1,
-                           sandboxed=False)
+    worker = worker_of(parent, tmp_path)
     worker.freeze(True)
     assert wait_for_states([parent.pid, child], {"T"}) == {"T"}
 
@@ -89,8 +94,7 @@ def test_a_thaw_without_a_freeze_before_it_resumes_every_process_of_the_tree(tre
     for pid in (parent.pid, child):
         os.kill(pid, signal.SIGSTOP)
     assert wait_for_states([parent.pid, child], {"T"}) == {"T"}
-    worker = StartedWorker(proc=parent, read_fd=-1, scratch=Path(tmp_path), xfer=Path(tmp_path), log_fd=-1,
-                           sandboxed=False)
+    worker = worker_of(parent, tmp_path)
     worker.freeze(False)
     assert "T" not in wait_for_states([parent.pid, child], {"S", "R"})
 

@@ -11,6 +11,8 @@ import shutil
 import signal
 import subprocess
 import time
+import typing
+from collections.abc import Callable
 
 LOG_TAIL_CHARS = 3000
 
@@ -24,7 +26,14 @@ def tail_fd(fd: int, chars: int = LOG_TAIL_CHARS) -> str:
         return ""
 
 
-def _libc_keeping_the_gil():
+class _Libc(typing.NamedTuple):
+    open: Callable
+    read: Callable
+    close: Callable
+    readlink: Callable
+
+
+def _libc_keeping_the_gil() -> _Libc | None:
     """``open``, ``read``, ``close`` and ``readlink`` of the C library called with the GIL held (``ctypes.PyDLL``),
     or ``None``.
 
@@ -43,7 +52,7 @@ def _libc_keeping_the_gil():
     reader.argtypes, reader.restype = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t], ctypes.c_ssize_t
     closer.argtypes, closer.restype = [ctypes.c_int], ctypes.c_int
     linker.argtypes, linker.restype = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t], ctypes.c_ssize_t
-    return opener, reader, closer, linker
+    return _Libc(opener, reader, closer, linker)
 
 
 _LIBC = _libc_keeping_the_gil()
@@ -60,21 +69,20 @@ def read_proc(path: str) -> str | None:
                 return f.read().decode(errors="replace")
         except OSError:
             return None
-    opener, reader, closer, _ = _LIBC
-    fd = opener(path.encode(), os.O_RDONLY | os.O_CLOEXEC)
+    fd = _LIBC.open(path.encode(), os.O_RDONLY | os.O_CLOEXEC)
     if fd < 0:
         return None
     try:
         buf, chunks = ctypes.create_string_buffer(_READ_CHUNK), []
         while True:
-            n = reader(fd, buf, _READ_CHUNK)
+            n = _LIBC.read(fd, buf, _READ_CHUNK)
             if n < 0:
                 return None
             if n == 0:
                 return b"".join(chunks).decode(errors="replace")
             chunks.append(buf.raw[:n])
     finally:
-        closer(fd)
+        _LIBC.close(fd)
 
 
 def read_link(path: str) -> str | None:
@@ -88,7 +96,7 @@ def read_link(path: str) -> str | None:
         except OSError:
             return None
     buf = ctypes.create_string_buffer(_READ_CHUNK)
-    n = _LIBC[3](path.encode(), buf, _READ_CHUNK)
+    n = _LIBC.readlink(path.encode(), buf, _READ_CHUNK)
     return None if n < 0 else buf.raw[:n].decode(errors="surrogateescape")
 
 

@@ -927,10 +927,13 @@ class Session:
             self.candidate_times, self.baseline = self._activity_times(), base
         self.compared_ms = [self.candidate_times[i] for i in self._compared_at]
 
+    def _unprobed_kinds(self) -> list[int]:
+        """The outlier kinds none of whose probes was compared yet (none while probes are off)."""
+        return [kind for kind in (self._probe_kinds if PROBE_SHARE > 0 else ()) if not self.probes_compared.get(kind)]
+
     def _forced_blocks_needed(self) -> bool:
         """Whether the timing must end with :meth:`_forced_blocks`."""
-        return len(self._compared_at) < MIN_COMPARED_CALLS or any(
-            not self.probes_compared.get(kind) for kind in (self._probe_kinds if PROBE_SHARE > 0 else ()))
+        return len(self._compared_at) < MIN_COMPARED_CALLS or bool(self._unprobed_kinds())
 
     def _forced_blocks(self) -> None:
         """One-call blocks, each compared, until :data:`MIN_COMPARED_CALLS` timed calls are (with large outputs,
@@ -938,7 +941,7 @@ class Session:
         compared yet, at most :data:`FORCED_PROBES` of a kind (:meth:`probe_for_block`)."""
         while len(self._compared_at) < MIN_COMPARED_CALLS:
             self._checked_blocks(1, force_check=True)
-        for kind in self._probe_kinds if PROBE_SHARE > 0 else ():
+        for kind in self._unprobed_kinds():
             for _ in range(FORCED_PROBES):
                 if self.probes_compared.get(kind):
                     break
