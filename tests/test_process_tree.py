@@ -166,3 +166,10 @@ def test_a_process_whose_main_thread_ended_is_still_found_stopped_and_counted(tm
     finally:
         process.signal_tree(root.pid, signal.SIGKILL)
         root.wait()
+
+
+def test_a_link_target_longer_than_the_buffer_is_read_whole(tmp_path, monkeypatch):
+    target = "/dev/shm/" + "d" * 300 + " (deleted)"
+    (tmp_path / "link").symlink_to(target)
+    monkeypatch.setattr(process, "_LINK_MAX", 64)  # as a deleted file's path of PATH_MAX overflows the real one
+    assert process.read_link(str(tmp_path / "link")) == target

@@ -57,6 +57,9 @@ def _libc_keeping_the_gil() -> _Libc | None:
 
 _LIBC = _libc_keeping_the_gil()
 _READ_CHUNK = 4096
+#: room for a link's target: a ``/proc/PID/fd`` link of a deleted file is its path (up to PATH_MAX, 4096) and
+#: `` (deleted)``; one cut short would no longer end so, and its memory would go uncounted
+_LINK_MAX = 2 * 4096
 
 
 def read_proc(path: str) -> str | None:
@@ -95,8 +98,13 @@ def read_link(path: str) -> str | None:
             return os.readlink(path)
         except OSError:
             return None
-    buf = ctypes.create_string_buffer(_READ_CHUNK)
-    n = _LIBC.readlink(path.encode(), buf, _READ_CHUNK)
+    buf = ctypes.create_string_buffer(_LINK_MAX)
+    n = _LIBC.readlink(path.encode(), buf, _LINK_MAX)
+    if n >= _LINK_MAX:  # cut short (a deleted file's path of PATH_MAX with " (deleted)" after it): read it whole
+        try:
+            return os.readlink(path)
+        except OSError:
+            return None
     return None if n < 0 else buf.raw[:n].decode(errors="surrogateescape")
 
 
