@@ -731,3 +731,91 @@ def test_running_out_of_memory_alone_is_the_judges_fault_only_where_others_held_
     reason = next(f["reason"] for f in result.flags if f["name"] == flag)
     assert f"the runner {runner_gib:.2f} GiB" in reason and "the candidate's processes 14.00 GiB" in reason
     assert len(taken) == 2 and taken[0] != taken[1]  # each attempt's own worker, accounted while it lived
+
+
+def test_memory_held_outside_the_reservations_leaves_them_less_room():
+    """Holds outside every reservation (live workers' CUDA contexts) count against the budget until released; one
+    reservation alone still always enters."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget = MemoryBudget(10)
+    context = budget.hold_outside(4)
+    with budget.try_reserve(5, 0.05) as alone:  # nothing reserved: admitted whatever is held outside
+        assert alone and budget.reserved == 5
+        with budget.try_reserve(2, 0.2) as beside:  # 5 + 4 + 2 > 10
+            assert not beside
+        threading.Timer(0.2, context.release).start()
+        with budget.try_reserve(2, 10.0) as later:  # woken by the release: 5 + 0 + 2 <= 10
+            assert later and budget.outside == 0
+    context.release()  # a second release changes nothing
+    assert budget.outside == 0 and budget.reserved == 0
+
+
+@pytest.mark.timeout(300)
+def test_a_workers_cuda_context_is_counted_outside_until_its_evaluation_reserves_memory(tmp_path, relu_task):
+    """Every live worker the judge's launcher started (spares too) is counted in the GPU's budget outside the
+    reservations; its evaluation's reservation takes it in, and its death ends the count."""
+    from conftest import GOOD
+    from kernelgym.judge.admission import MemoryBudget
+    from kernelgym.judge.launch import WORKER_CONTEXT_BYTES
+
+    class WatchedBudget(MemoryBudget):
+        outside_at_reserve: list[int] = []
+
+        @contextlib.contextmanager
+        def reserve(self, nbytes):
+            self.outside_at_reserve.append(self.outside)
+            with super().reserve(nbytes):
+                yield
+
+    budget = WatchedBudget(1 << 40)
+    judge = cpu_judge_with_budget(tmp_path, budget)
+    judge.launcher.gpu_budget = budget  # as a GPU judge's launcher is made
+    try:
+        assert judge.evaluate(relu_task, GOOD).status == "ok"
+        assert budget.outside_at_reserve == [WORKER_CONTEXT_BYTES] and budget.outside == 0
+        spare = judge.launcher.start()
+        assert budget.outside == WORKER_CONTEXT_BYTES  # a worker that has not reached its reservation
+        spare.discard()
+        assert budget.outside == 0
+    finally:
+        judge.close()
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("fails", [1, 2])
+def test_the_judges_own_out_of_memory_error_is_retried_alone_then_is_the_judges_fault(tmp_path, relu_task,
+                                                                                     monkeypatch, fails):
+    """An out-of-memory error of the runner's own work (here its reference outputs) with the GPU shared runs the
+    evaluation again with the whole budget; raised again alone, the evaluation is ``crashed``, the judge's fault,
+    with a flag that says where it was raised."""
+    import torch
+
+    from conftest import GOOD
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget = MemoryBudget(1 << 30)
+    reserved: list[int] = []
+    reserve = budget.reserve
+    budget.reserve = lambda nbytes: (reserved.append(nbytes), reserve(nbytes))[1]
+    judge = cpu_judge_with_budget(tmp_path, budget)
+    outputs, raised = judge.reference.outputs, []
+
+    def out_of_memory_at_first(*args, **kwargs):
+        if len(raised) < fails:
+            raised.append(1)
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 4.58 GiB.")
+        return outputs(*args, **kwargs)
+
+    monkeypatch.setattr(judge.reference, "outputs", out_of_memory_at_first)
+    result = judge.evaluate(relu_task, GOOD)
+    names = [f["name"] for f in result.flags]
+    assert "retried_alone" in names and reserved == [0, 1 << 30], result.flags
+    assert next(f["reason"] for f in result.flags if f["name"] == "retried_alone").count("out_of_memory_at_first")
+    if fails == 1:
+        assert result.status == "ok" and "judge_error" not in names, result.message
+    else:
+        assert result.status == "crashed" and result.judge_fault, result.message
+        reason = next(f["reason"] for f in result.flags if f["name"] == "judge_error")
+        assert "raised at test_scheduler.py" in reason and "in out_of_memory_at_first" in reason
+    assert budget.holders == 0 and budget.reserved == 0

@@ -201,6 +201,13 @@ class MemoryBudget:
     passed, and each later one in turn; and a large one waiting does not idle the memory it leaves free (on the
     H100, batch B's L2/20 rows, 14.0 GiB each, waited up to 90 s behind L1/15's 39.6 GiB reservations while 23.7 GiB
     of the budget stood unused).
+
+    Memory used outside every reservation is counted too (:meth:`hold_outside`): the CUDA context of each live
+    worker not yet inside its evaluation's reservation (spares, and workers waiting for their reservation). A
+    reservation enters only where reservations and those holds together leave it room (one evaluation alone still
+    always enters). Without them, 12 evaluations at once with a pool's spares held about 21 GiB of contexts beside
+    L1/15's 39.6 GiB reservation on the H100, more than the budget leaves outside its reservations, and the runner
+    ran out of memory (docs/BENCHMARKS.md, twenty-sixth session).
     """
 
     def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):
@@ -209,12 +216,13 @@ class MemoryBudget:
         self._cond = threading.Condition()
         self.reserved = 0
         self.holders = 0
+        self.outside = 0  # bytes of the holds outside reservations (:meth:`hold_outside`)
         #: waiting tickets in arrival order: (since, bytes)
         self._waiting: collections.OrderedDict[object, tuple[float, int]] = collections.OrderedDict()
         self._holding: dict[object, tuple[float, int]] = {}  # admitted tickets: (admitted at, bytes)
 
     def _may_enter(self, ticket: object, nbytes: int) -> bool:
-        if self.holders and self.reserved + nbytes > self.capacity:
+        if self.holders and self.reserved + self.outside + nbytes > self.capacity:
             return False
         oldest = next(iter(self._waiting))
         if oldest is ticket:
@@ -225,7 +233,20 @@ class MemoryBudget:
         if time.monotonic() - since < self.bypass_bound_s:
             return True
         admitted_since = sum(n for at, n in self._holding.values() if at > since)
-        return admitted_since + nbytes + need <= self.capacity
+        return admitted_since + self.outside + nbytes + need <= self.capacity
+
+    def hold_outside(self, nbytes: int) -> "OutsideHold":
+        """Count ``nbytes`` of GPU memory used outside every reservation until the returned hold is released
+        (:meth:`OutsideHold.release`, idempotent, from any thread): later reservations enter only beside it."""
+        nbytes = max(0, int(nbytes))
+        with self._cond:
+            self.outside += nbytes
+        return OutsideHold(self, nbytes)
+
+    def _release_outside(self, nbytes: int) -> None:
+        with self._cond:
+            self.outside -= nbytes
+            self._cond.notify_all()  # a waiting reservation may fit now
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):
@@ -266,10 +287,28 @@ class MemoryBudget:
                     self._cond.notify_all()
 
 
+class OutsideHold:
+    """Memory counted by a :class:`MemoryBudget` outside its reservations until :meth:`release`."""
+
+    def __init__(self, budget: "MemoryBudget | None", nbytes: int):
+        self._budget, self.nbytes = budget, nbytes
+        self._lock = threading.Lock()
+
+    def release(self) -> None:
+        """Stop counting the memory (once; later calls do nothing)."""
+        with self._lock:
+            budget, self._budget = self._budget, None
+        if budget is not None:
+            budget._release_outside(self.nbytes)
+
+
 class NoBudget:
     """Stand-in on the CPU: no admission control."""
 
     capacity = None
+
+    def hold_outside(self, nbytes: int) -> OutsideHold:
+        return OutsideHold(None, 0)
 
     @contextlib.contextmanager
     def reserve(self, nbytes: int):

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Callable
 
 from kernelgym.judge import sandbox
+from kernelgym.judge.admission import OutsideHold
 from kernelgym.judge.process import (LOG_TAIL_CHARS, descendants, kill_group, remove_tree, signal_each, signal_tree,
                                      tail_fd)
 
@@ -60,6 +61,11 @@ BOOTSTRAP = str(Path(__file__).resolve().parent / "bootstrap.py")
 #: spares each judge of a pool keeps (:class:`~kernelgym.evaluators.local.ThreadJudges`): a pool's judges evaluate
 #: back to back, and on the H200 a worker's start-up (CUDA context included) outlasts one small task's evaluation
 POOL_SPARES = 2
+
+#: GPU memory of one worker's CUDA context (torch 2.11 on the H100: 624 MiB in the driver's account of a worker,
+#: twenty-sixth session), counted by the GPU's memory budget while the worker lives outside its evaluation's
+#: reservation (:meth:`~kernelgym.judge.admission.MemoryBudget.hold_outside`)
+WORKER_CONTEXT_BYTES = 640 << 20
 
 #: how long a timed-out worker gets to dump its stacks (polled; returns as soon as the candidate's line is there)
 STUCK_DUMP_WAIT_S = 3.0
@@ -113,6 +119,14 @@ class StartedWorker:
     aborted: bool = False  # :meth:`abort` killed it: its evaluation was abandoned by the caller
     _kill_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _stopped: set | None = field(default=None, repr=False)  # what the last :meth:`freeze` stopped
+    #: its CUDA context's memory, counted outside every reservation until its evaluation's own reservation (which
+    #: includes it) is made, or until it is killed (:meth:`context_in_reservation`)
+    context_hold: OutsideHold | None = field(default=None, repr=False)
+
+    def context_in_reservation(self) -> None:
+        """Its evaluation's memory reservation now holds its CUDA context: stop counting it outside."""
+        if self.context_hold is not None:
+            self.context_hold.release()
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -124,6 +138,7 @@ class StartedWorker:
                 return
             self.killed = True
             kill_group(self.proc)
+        self.context_in_reservation()  # gone with the process either way
         try:
             os.close(self.read_fd)
         except OSError:
@@ -223,6 +238,9 @@ class WorkerLauncher:
             working folder (:func:`kernelgym.judge.sandbox.hidden_paths`): the judge's cache.
         spares: take spares from, and top up, this :class:`SpareWorkers` shared with other launchers of the same
             :attr:`recipe` (a pool's judges); default: a set of its own.
+        gpu_budget: the GPU's :class:`~kernelgym.judge.admission.MemoryBudget` (``None`` on the CPU): each worker
+            started counts :data:`WORKER_CONTEXT_BYTES` in it outside the reservations
+            (:attr:`StartedWorker.context_hold`), spares included, until its evaluation reserves memory or it dies.
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
     :meth:`close` kills the spares it asked for. Not thread-safe, like the judge that owns it (its shared
@@ -231,11 +249,12 @@ class WorkerLauncher:
 
     def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap",
                  prestart: bool | int = False, fd_socket: bool = False, hidden: tuple = (),
-                 spares: "SpareWorkers | None" = None):
+                 spares: "SpareWorkers | None" = None, gpu_budget=None):
         sandbox.require(sandbox_mode)
         if not isinstance(prestart, int) or prestart < 0:  # bool is an int: True is one spare
             raise ValueError(f"prestart must be a bool or a count of spare workers >= 0, not {prestart!r}")
         self.env_for = env_for
+        self.gpu_budget = gpu_budget
         self.sandboxed = sandbox_mode == "bwrap"
         self.fd_socket = fd_socket
         self.hidden = tuple(hidden)
@@ -298,8 +317,9 @@ class WorkerLauncher:
         if ours is not None:
             ours.setblocking(False)  # a worker that never reads cannot make the runner wait
         self.stats["started"] += 1
+        context = self.gpu_budget.hold_outside(WORKER_CONTEXT_BYTES) if self.gpu_budget is not None else None
         return StartedWorker(proc, read_fd, scratch, xfer, log_fd, self.sandboxed, ours,
-                             writable=tuple(Path(p) for p in writable or ()))
+                             writable=tuple(Path(p) for p in writable or ()), context_hold=context)
 
     def idle_pids(self) -> list[int]:
         """Process-group ids of the idle spares (they have run no candidate code), for leftover accounting: all of

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import time
+import traceback
 import weakref
 from pathlib import Path
 
@@ -85,6 +86,14 @@ OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMe
                                r"|CUDA_ERROR_OUT_OF_MEMORY")
 
 
+def raised_where(exc: BaseException, frames: int = 3) -> str:
+    """Where ``exc`` was raised: its innermost ``frames`` frames as ``file:line in function``, innermost last (an
+    internal error's flag says where, so a fault seen once on a GPU can be found without running it again)."""
+    stack = traceback.extract_tb(exc.__traceback__)[-frames:]
+    where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in reversed(stack))
+    return f"raised at {where}" if where else "raised where no frame was kept"
+
+
 class Judge:
     """Evaluates candidates for tasks on one device. Thread-compatible, not thread-safe: one evaluation at a time.
 
@@ -143,7 +152,8 @@ class Judge:
         # without the driver's API the outputs take the file path from the start, and reservations count 3 copies
         self.device_transfer = handover and not self.on_cpu and device_transfer_available()
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer,
-                                       hidden=(self.cache_dir,), spares=spare_workers)
+                                       hidden=(self.cache_dir,), spares=spare_workers,
+                                       gpu_budget=None if self.on_cpu else self.admission.budget)
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)
         weakref.finalize(self, self.launcher.close)
@@ -185,7 +195,7 @@ class Judge:
             # run, nor library code the judge ran in this process that called sys.exit
             result.status = "crashed"
             result.message = f"internal judge error (not the candidate's fault): {type(exc).__name__}: {exc}"[:500]
-            result.add_flag("judge_error", result.message)
+            result.add_flag("judge_error", f"{result.message} ({raised_where(exc)})")
         result.durations["total"] = round(time.monotonic() - started, 3)
         return result
 
@@ -306,7 +316,9 @@ class Judge:
         its reservations for other work than this evaluation (the runner's memory up to :meth:`memory_need` counts
         as the evaluation's): then the evaluation is ``crashed`` with a ``judge_error`` flag, no verdict on the
         candidate. A candidate that fakes the message gains nothing but one more evaluation of itself, and a crash
-        where the judge failed."""
+        where the judge failed. The judge's own out-of-memory error in this process (a ``torch.OutOfMemoryError``
+        of the reference side, never a verdict) is retried alone the same way; raised again alone, it ends the
+        evaluation ``crashed`` with a ``judge_error`` flag that says where it was raised."""
         before = copy.deepcopy(result)
         try:
             return self._run_worker(result, task, source, prof, plan=plan)
@@ -317,6 +329,13 @@ class Judge:
             result.add_flag("retried_alone", f"ran out of GPU memory with the GPU shared ({verdict.message[:200]}); "
                                              f"evaluated again with the GPU's memory to itself"
                                              + self._memory_account_note(verdict))
+        except Exception as exc:  # noqa: BLE001 - the judge's own allocation failed (raised again unless so)
+            said = f"{type(exc).__name__}: {exc}"
+            if self.admission.budget.capacity is None or not OUT_OF_GPU_MEMORY.search(said):
+                raise
+            result.__dict__.update(before.__dict__)
+            result.add_flag("retried_alone", f"the judge ran out of GPU memory with the GPU shared ({said[:200]}; "
+                                             f"{raised_where(exc)}); evaluated again with the GPU's memory to itself")
         try:
             self._run_worker(result, task, source, prof, plan=plan, memory_alone=True)
         except Verdict as verdict:
