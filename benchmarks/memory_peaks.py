@@ -1,0 +1,126 @@
+"""The GPU memory one evaluation really takes, against the memory budget's estimate of it (``Judge.memory_need``).
+
+    python benchmarks/memory_peaks.py [--pattern 'L1/15*'] [--interval-s 0.05] [--budget-s 180] [--json out.json]
+
+Each bundled Triton solution whose task id matches ``--pattern`` is evaluated once, alone on the GPU (one judge, no
+spare workers), while a thread asks the driver every ``--interval-s`` (``nvidia-smi --query-compute-apps``) what each
+process holds on the device: the runner (this process) and everything else (the evaluation's worker: nothing else
+runs). Printed per task: its eager footprint bound, the budget's estimate, the highest runner, worker and combined
+figures seen, the runner allocator's own peak (``torch.cuda.max_memory_reserved``, exact where the polls are not),
+and the combined peak over the estimate. Where that ratio stays well below 1 on every task, the estimate is loose
+and big tasks (L1/15: 39.6 GiB, so one at a time on an H100) could share a GPU; above 1, the budget overfills it.
+The polls miss short peaks (a dozen ms), so the figures are lower bounds. A task is not started where the last
+one's time would take the run past ``--budget-s``; the JSON is written again after every task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernelgym.data.policies import ReplayPolicy  # noqa: E402
+from kernelgym.judge.footprint import footprint_bound  # noqa: E402
+from kernelgym.judge.gpu_memory import memory_by_process  # noqa: E402
+from kernelgym.judge.runner import Judge  # noqa: E402
+from kernelgym.tasks import load_tasks  # noqa: E402
+
+GIB = 1 << 30
+
+
+class PeakSampler:
+    """Polls the driver's per-process account of ``device`` until stopped, keeping the highest runner (``pid``),
+    other and combined figures seen (bytes) and the number of polls that answered."""
+
+    def __init__(self, device: str, runner_pid: int, interval_s: float):
+        self.device, self.runner_pid, self.interval_s = device, runner_pid, interval_s
+        self.runner = self.others = self.together = self.polls = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memory-peaks", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            held = memory_by_process(self.device)
+            if held is not None:
+                runner = held.get(self.runner_pid, 0)
+                others = sum(n for pid, n in held.items() if pid != self.runner_pid)
+                self.runner, self.others = max(self.runner, runner), max(self.others, others)
+                self.together = max(self.together, runner + others)
+                self.polls += 1
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self) -> "PeakSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="memory_peaks", description=__doc__.splitlines()[0])
+    ap.add_argument("--pattern", default="*", help="fnmatch pattern over task ids (default: every solution)")
+    ap.add_argument("--device", default="cuda:0", help="the GPU (default cuda:0)")
+    ap.add_argument("--profile", default="quick", choices=["quick", "full"], help="evaluation profile (default quick)")
+    ap.add_argument("--interval-s", type=float, default=0.05, help="seconds between the driver's polls (default 0.05)")
+    ap.add_argument("--budget-s", type=float, default=None, help="stop starting new tasks after this many seconds")
+    ap.add_argument("--json", default=None, metavar="FILE", help="also write every row to this JSON file")
+    return ap
+
+
+def main() -> int:
+    import torch
+
+    args = build_parser().parse_args()
+    if not torch.cuda.is_available():
+        print("memory_peaks: error: no GPU here: the driver's account is what it measures", file=sys.stderr)
+        return 2
+    tasks, policy = load_tasks(), ReplayPolicy(backend="triton")
+    ids = [i for i in policy.task_ids() if fnmatch.fnmatch(i, args.pattern) and i in tasks]
+    if not ids:
+        print(f"memory_peaks: error: no bundled Triton solution matches --pattern {args.pattern!r}", file=sys.stderr)
+        return 2
+    judge = Judge(device=args.device, prestart_workers=False)
+    print(f"device: {judge.describe_device()}  budget {judge.admission.budget.capacity / GIB:.1f} GiB  "
+          f"tasks: {len(ids)}", flush=True)
+    print(f"{'task':<44} {'status':<8} {'foot GiB':>8} {'need GiB':>8} {'runner':>7} {'alloc':>7} {'worker':>7} "
+          f"{'both':>7} {'both/need':>9} {'polls':>5}", flush=True)
+    rows, started, last_s = [], time.monotonic(), 0.0
+    for task_id in ids:
+        if args.budget_s and time.monotonic() - started + last_s > args.budget_s:
+            print(f"(budget of {args.budget_s:.0f} s: skipped the rest from {task_id})", flush=True)
+            break
+        task_started = time.monotonic()
+        task = tasks.get(task_id)
+        footprint, traced = footprint_bound(task)
+        need = judge.memory_need(task)
+        torch.cuda.reset_peak_memory_stats(torch.device(args.device))
+        with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks:
+            result = judge.evaluate(task, policy({"task_id": task_id}), profile=args.profile)
+        allocator = torch.cuda.max_memory_reserved(torch.device(args.device))
+        row = {"task": task_id, "status": result.status, "footprint_bytes": footprint, "footprint_traced": traced,
+               "need_bytes": need, "runner_peak_bytes": peaks.runner, "runner_allocator_peak_bytes": allocator,
+               "worker_peak_bytes": peaks.others, "together_peak_bytes": peaks.together, "polls": peaks.polls,
+               "together_over_need": peaks.together / need if need else None}
+        rows.append(row)
+        ratio = row["together_over_need"]
+        print(f"{task_id:<44} {result.status:<8} {footprint / GIB:8.2f} {need / GIB:8.2f} {peaks.runner / GIB:7.2f} "
+              f"{allocator / GIB:7.2f} {peaks.others / GIB:7.2f} {peaks.together / GIB:7.2f} "
+              f"{ratio if ratio is not None else float('nan'):9.3f} {peaks.polls:5d}", flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
+        last_s = time.monotonic() - task_started
+    judge.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""benchmarks/memory_peaks.py on this machine: the sampler's peaks over the driver's polls, and a clear refusal
+without a GPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "memory_peaks.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("memory_peaks", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_sampler_keeps_each_sides_highest_figure_and_the_highest_sum(monkeypatch):
+    """Peaks of the runner, of the other processes together and of both at one poll (not the sum of the peaks);
+    a poll the driver could not answer counts for nothing."""
+    module = _module()
+    polls = iter([{1: 5, 2: 1}, None, {1: 2, 2: 3, 3: 3}, {1: 1}])
+    answered = []
+
+    def driver(device):
+        held = next(polls, {})
+        answered.append(held)
+        return held
+
+    monkeypatch.setattr(module, "memory_by_process", driver)
+    with module.PeakSampler("cuda:0", runner_pid=1, interval_s=0.001) as peaks:
+        while len(answered) < 5:
+            time.sleep(0.01)
+    assert (peaks.runner, peaks.others, peaks.together) == (5, 6, 8)
+    assert peaks.polls >= 4  # the None poll not counted, the empty ones after the list counted
+
+
+def test_without_a_gpu_it_says_so_and_measures_nothing(tmp_path):
+    out = tmp_path / "peaks.json"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--json", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2 and "no GPU here" in done.stderr, done.stderr
+    assert not out.exists()
