@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU, in one device call (each part bounded; outputs tee'd into $OUT as they come):
 #   bash benchmarks/gpu_session.sh [all|PART,PART,...]
-#   parts: smoke datasets throughput cuda streaming repeats lint dobench timingmethod activity wallbound prestart soak agreement procreads mempeaks
+#   parts: smoke datasets throughput cuda streaming repeats lint dobench timingmethod activity wallbound prestart soak agreement procreads mempeaks hostf64
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
@@ -14,7 +14,7 @@
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
 #   SV_ARGS (more arguments of streaming_variants.py), SV_TIMEOUT (s, default 150) (streaming);
-#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); PR_TIMEOUT, PR_THREADS (procreads); MP_TIMEOUT (s, default 200), MP_PATTERN (task ids, default all) (mempeaks); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
+#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); PR_TIMEOUT, PR_THREADS (procreads); MP_TIMEOUT (s, default 200), MP_PATTERN (task ids, default all) (mempeaks); HF_THREADS (hostf64, default 1,4,16); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
@@ -97,6 +97,9 @@ fi
 if run mempeaks; then  # each solution's evaluation alone, the driver's per-process memory polled, against Judge.memory_need
   timeout ${MP_TIMEOUT:-200} python3 benchmarks/memory_peaks.py --pattern "${MP_PATTERN:-*}" --budget-s $(( ${MP_TIMEOUT:-200} - 30 )) \
     --json "$OUT/memory_peaks.json" 2>&1 | grep -v USDT | tee "$OUT/memory_peaks.txt"
+fi
+if run hostf64; then  # the float64 reference on the host at L1/15's size, at each intra-op thread count (CPU only)
+  timeout 200 python3 benchmarks/host_float64_threads.py --threads ${HF_THREADS:-1,4,16} --rows 12288 2>&1 | tee "$OUT/host_float64.txt"
 fi
 if run procreads; then  # the runner's /proc reads beside busy threads, on this host (CPU only, about a minute)
   timeout ${PR_TIMEOUT:-120} python3 benchmarks/proc_reads.py --threads ${PR_THREADS:-0,1} --rounds 3 2>&1 | tee "$OUT/proc_reads.txt"

@@ -35,6 +35,19 @@ def test_one_actor_per_gpu_resource(pool):
     assert sorted(i["visible"] for i in infos) == ["0", "1"]  # Ray gave each actor its own (fake) GPU
 
 
+def test_an_actors_torch_gets_its_share_of_the_nodes_cpus(pool):
+    """Ray starts the actors (no CPU asked) with one OpenMP thread; each sets its torch to the node's CPUs over its
+    GPUs (here 2 fake GPUs), at least one."""
+    import os
+
+    from kernelgym.evaluators.ray_pool import runner_threads
+
+    cpus = len(os.sched_getaffinity(0))
+    assert [i["torch_threads"] for i in pool.actor_info()] == [runner_threads(cpus, 2)] * 2
+    assert runner_threads(16, 1) == 16 and runner_threads(128, 8) == 16 and runner_threads(2, 0) == 2
+    assert runner_threads(4, 8) == 1 and runner_threads(6, 4.0) == 1
+
+
 @pytest.mark.slow
 def test_n_candidates_in_n_results_out_in_order(pool, relu_task):
     texts = [GOOD, candidate(expr="x"), "no code", GOOD.replace("256", "128"), candidate(pre="raise ValueError('v')")]

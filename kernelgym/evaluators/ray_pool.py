@@ -45,6 +45,23 @@ ACTOR_PLANS = 4
 ACTOR_HOLDS = 1 << 16
 
 
+def runner_threads(cpus: int, gpus_on_node: float) -> int:
+    """Intra-op threads for an actor's torch: the node's ``cpus`` shared among its GPUs (each has one actor), at
+    least one. Ray starts an actor that asks for no CPU (as :class:`RayEvalPool`'s do) with ``OMP_NUM_THREADS=1``,
+    so without this the runner's host work ran on one core: the float64 reference where it has no room on the GPU
+    (L1/15's, 9.8 GB, on the H100: 10-41 s a row in batch B at 9c1319f, while the other L1/15 rows, one at a time
+    by their memory, waited behind it). The workers are not affected: each gets ``OMP_NUM_THREADS`` of its own."""
+    return max(1, int(cpus) // max(1, int(gpus_on_node)))
+
+
+def _node_gpus() -> float:
+    """The GPU resource of the Ray node this process runs on (0 where it has none or cannot be found)."""
+    import ray
+
+    here = ray.get_runtime_context().get_node_id()
+    return next((node.get("Resources", {}).get("GPU", 0) for node in ray.nodes() if node.get("NodeID") == here), 0)
+
+
 def _actor_class():
     import ray
 
@@ -60,6 +77,7 @@ def _actor_class():
             from kernelgym.judge.admission import SharedExclusiveLock
 
             self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
+            torch.set_num_threads(runner_threads(len(os.sched_getaffinity(0)), _node_gpus()))
             self.lock = SharedExclusiveLock(keep_holds=ACTOR_HOLDS)
             self.judges = ThreadJudges(device=self.device, gpu_lock=self.lock, **judge_kwargs)
             #: ``slots`` evaluations at once, one judge per slot; the calls beyond them (the pool keeps more in
@@ -111,7 +129,7 @@ def _actor_class():
             cap = torch.cuda.get_device_capability(0) if self.device != "cpu" else None
             return {"pid": os.getpid(), "device": self.device,
                     "arch": f"{cap[0]}.{cap[1]}" if cap else None,
-                    "visible": os.environ.get("CUDA_VISIBLE_DEVICES")}
+                    "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "torch_threads": torch.get_num_threads()}
 
     return GpuEvaluator
 

@@ -120,11 +120,12 @@ class StartedWorker:
     _kill_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _stopped: set | None = field(default=None, repr=False)  # what the last :meth:`freeze` stopped
     #: its CUDA context's memory, counted outside every reservation until its evaluation's own reservation (which
-    #: includes it) is made, or until it is killed (:meth:`context_in_reservation`)
+    #: includes it) is made, or until it is killed (:meth:`end_context_hold`)
     context_hold: OutsideHold | None = field(default=None, repr=False)
 
-    def context_in_reservation(self) -> None:
-        """Its evaluation's memory reservation now holds its CUDA context: stop counting it outside."""
+    def end_context_hold(self) -> None:
+        """Stop counting its CUDA context outside the reservations: its evaluation's reservation holds it now, or
+        the process is gone (:meth:`kill`). Idempotent."""
         if self.context_hold is not None:
             self.context_hold.release()
 
@@ -138,7 +139,7 @@ class StartedWorker:
                 return
             self.killed = True
             kill_group(self.proc)
-        self.context_in_reservation()  # gone with the process either way
+        self.end_context_hold()  # gone with the process either way
         try:
             os.close(self.read_fd)
         except OSError:

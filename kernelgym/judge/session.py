@@ -310,7 +310,7 @@ class Session:
             self.expect(Event.READY)
             asked = time.monotonic()
             self.memory_hold.enter_context(self.admission.memory(self.memory_need))
-            self.worker.context_in_reservation()  # the reservation's need includes the worker's CUDA context
+            self.worker.end_context_hold()  # the reservation's need includes the worker's CUDA context
             waited = time.monotonic() - asked
             self.postpone(waited)
             self.waited_s += waited  # reported as gpu_wait, beside the lock's waits, not hidden in start-up
