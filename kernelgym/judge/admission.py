@@ -205,9 +205,9 @@ class MemoryBudget:
     Memory used outside every reservation is counted too (:meth:`hold_outside`): the CUDA context of each live
     worker not yet inside its evaluation's reservation (spares, and workers waiting for their reservation). A
     reservation enters only where reservations and those holds together leave it room (one evaluation alone still
-    always enters). Without them, 12 evaluations at once with a pool's spares held about 21 GiB of contexts beside
-    L1/15's 39.6 GiB reservation on the H100, more than the budget leaves outside its reservations, and the runner
-    ran out of memory (docs/BENCHMARKS.md, twenty-sixth session).
+    always enters). Without them, 12 evaluations at once with a pool's spares held, by count, about 21 GiB of
+    contexts beside L1/15's 39.6 GiB reservation on the H100, more than the budget leaves outside its reservations,
+    and the runner ran out of memory (docs/BENCHMARKS.md, twenty-sixth session).
     """
 
     def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):

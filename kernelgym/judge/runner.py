@@ -87,8 +87,9 @@ OUT_OF_GPU_MEMORY = re.compile(r"OutOfMemoryError|CUDA out of memory|cudaErrorMe
 
 
 def raised_where(exc: BaseException, frames: int = 3) -> str:
-    """Where ``exc`` was raised: its innermost ``frames`` frames as ``file:line in function``, innermost last (an
-    internal error's flag says where, so a fault seen once on a GPU can be found without running it again)."""
+    """Where ``exc`` was raised: its innermost ``frames`` frames as ``file:line in function``, innermost first, each
+    called from the next (an internal error's flag says where, so a fault seen once on a GPU can be found without
+    running it again)."""
     stack = traceback.extract_tb(exc.__traceback__)[-frames:]
     where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in reversed(stack))
     return f"raised at {where}" if where else "raised where no frame was kept"
