@@ -101,6 +101,11 @@ FORBIDDEN_ATTRS = {
     # a class built from a namespace given as data (dunders as computed keys: a tensor subclass with its own
     # __torch_function__, a red-team helper, 2026-12-06), as type(name, bases, ns) is refused below
     "make_dataclass",
+    # files by path: numpy's and torch's readers and writers reach any path the worker can, its own descriptors
+    # under /proc/self/fd among them (a red-team helper wrote forged frames into the result channel with
+    # savetxt and read the runner's commands with genfromtxt, 2026-12-06); a kernel reads and writes tensors
+    "savetxt", "loadtxt", "genfromtxt", "fromregex", "fromfile", "tofile", "memmap", "open_memmap", "savez",
+    "savez_compressed", "save", "DataSource", "npyio", "from_file",
 }
 
 

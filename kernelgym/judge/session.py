@@ -27,6 +27,7 @@ from kernelgym.judge.admission import GpuAdmission, SlicedHold
 from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
 from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_REASON
 from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
+from kernelgym.judge.frames import check_frame
 from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, WIDE_OUTLIERS, call_seed, secret_seed
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
@@ -202,6 +203,7 @@ class Session:
             end = min(self.deadline, self.total_deadline)
             try:
                 header = self.reader.read_header(min(end, time.monotonic() + 0.5))
+                check_frame(header)  # only what the worker's own code sends (kernelgym.judge.frames)
                 if time.monotonic() - self._memory_checked >= MEMORY_CHECK_EVERY_S:
                     self._check_memory()  # also a worker that answers every command fast (a red-team finding)
                 break
@@ -1227,9 +1229,10 @@ def fixed_trial_order(n_standard: int, n_outlier: int, wide: bool) -> list[tuple
 
 
 def integrity_flags(header: dict) -> list:
-    """The ``[name, reason]`` pairs a worker's frame reports under ``integrity_flags`` (anything else in it is
-    ignored: the flags are the worker's evidence against the candidate, never its say)."""
-    return [f for f in header.get("integrity_flags") or [] if isinstance(f, list) and len(f) == 2]
+    """The ``[name, reason]`` pairs a worker's frame reports under ``integrity_flags``: each a flag of the worker's
+    own (:data:`kernelgym.judge.frames.WORKER_FLAGS`, checked as the frame was read), the worker's evidence against
+    the candidate, never its say."""
+    return list(header.get("integrity_flags") or [])
 
 
 def _rounded(values: list[float | None]) -> list[float | None]:

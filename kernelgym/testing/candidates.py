@@ -130,6 +130,24 @@ def start(x: torch.Tensor, n: int) -> torch.jit.Future[torch.Tensor]:
     return torch.jit._fork(burn, x, n)''')
 
 
+def forged_frame(header: str, call: int = 2, numpy_route: bool = False) -> str:
+    """A candidate that computes the right output and, in its ``call``-th forward, writes the JSON ``header`` as a
+    frame into the worker's result channel, ahead of the worker's own frame for that call: directly (guards off)
+    or through numpy's text-file functions, which reached the channel past the name rules (a red-team helper,
+    2026-12-06; they are refused now). The runner must read any such frame as the candidate's fault."""
+    if numpy_route:
+        imports, write = "import numpy as np", (
+            'found = np.fromregex("/proc/self/cmdline", "bootstrap[.]py\\\\x00([0-9]+)\\\\x00", [("fd", np.int64)])\n'
+            '    np.savetxt("/proc/self/fd/%d" % int(found["fd"][0]), np.array([frame], dtype=object), fmt="%s",\n'
+            '               delimiter="", newline="", header="", footer="", comments="", encoding="latin1")')
+    else:
+        imports, write = "import os\nimport sys", "os.write(int(sys.argv[1]), frame.encode('latin1'))"
+    body = (f"self.calls += 1\ny = launch(x)\nif self.calls == {call}:\n    text = {header!r}\n"
+            f"    frame = ''.join(chr((len(text) >> s) & 255) for s in (24, 16, 8, 0)) + text\n"
+            f"    {write}\nreturn y")
+    return kernel_forward(indent(body), imports=imports, init="self.calls = 0")
+
+
 #: exploits judged under a torch policy other than the default (``partial`` lets torch do part of the work, so
 #: torch doing all of it beside a trivial kernel is caught by the ``strict`` policy's coverage and aten rules)
 EXPLOIT_POLICY = {"torch_fallback_trivial_kernel": "strict"}
@@ -459,6 +477,25 @@ if _escaped:
     # class 16: the checked text is not the code that runs (a coding declaration decodes the file differently)
     "hidden_by_encoding": ("runtime", "# -*- coding: utf-7 -*-\n# +AAo-raise RuntimeError('hidden code ran')\n"
                            + kernel_forward(indent("return launch(x)")), "ok", ""),
+    # class 18: frames forged into the result channel (a red-team helper, 2026-12-06): a worker-chosen flag name
+    # (the judge's own fault flags among them) and fields of types the runner reads otherwise each ended as the
+    # judge's fault, a sample trainers drop; now such a frame is malformed, the candidate's fault
+    "forged_judge_error_flag": ("runtime", forged_frame(
+        '{"event": "outputs", "descs": [], "integrity_flags": [["judge_error", "forged"]]}'), "crashed",
+        "malformed message"),
+    "forged_aborted_flag": ("runtime", forged_frame(
+        '{"event": "outputs", "descs": [], "integrity_flags": [["monkeypatch", "x"], ["aborted", "forged"]]}'),
+        "crashed", "malformed message"),
+    "forged_descs_of_another_type": ("runtime", forged_frame('{"event": "outputs", "descs": 5}'), "crashed",
+                                     "malformed message"),
+    "forged_shape_of_another_type": ("runtime", forged_frame(
+        '{"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": 5}]}'), "crashed",
+        "malformed message"),
+    "forged_number_beyond_a_float": ("runtime", forged_frame('{"event": "timing", "times_ms": [1' + "0" * 400 + "]}"),
+                                     "crashed", "malformed message"),
+    "forged_frame_through_numpy": ("guarded", forged_frame(
+        '{"event": "outputs", "descs": [], "integrity_flags": [["judge_error", "forged"]]}', numpy_route=True),
+        "rejected", ".savetxt"),
     # class 17: making the runner hang on a file it reads (the log replaced by a FIFO)
     "fifo_for_the_log": ("runtime", kernel_forward(indent('''
 if os.path.exists("log.txt") and not os.path.exists("log.fifo"):
