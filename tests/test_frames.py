@@ -17,7 +17,7 @@ GOOD_FRAMES = [
     {"event": "ready"},
     {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [16, 250]},
                                    {"kind": "scalar", "value": 1.5}, {"kind": "subclass", "type": "Mine"},
-                                   {"kind": "list"}],
+                                   {"kind": "other", "type": "list"}],
      "mutated_inputs": [0], "integrity_flags": [["monkeypatch", "the candidate replaced torch.equal"]],
      "own_launches": 3},
     {"event": "timing", "times_ms": [0.5, 1, 0.25], "integrity_flags": [], "own_launches": [1, 1, 1]},
@@ -51,6 +51,9 @@ def test_the_workers_own_frames_pass(frame):
     {"event": "outputs", "descs": [{"kind": "tensor", "dtype": 5, "shape": [1]}]},
     {"event": "outputs", "descs": [{"kind": 5}]},
     {"event": "outputs", "descs": [{"kind": "scalar", "value": "1"}]},
+    {"event": "outputs", "descs": [{"kind": "scalar"}]},  # a class named "scalar" once made this
+    {"event": "outputs", "descs": [{"kind": "list"}]},
+    {"event": "outputs", "descs": [{"kind": "other"}]},
     {"event": "outputs", "mutated_inputs": "0"},
     {"event": "timing", "times_ms": [10 ** 400]},
     {"event": "spans", "spans_ms": [None, {"deep": [-(MAX_INT + 1)]}]},
@@ -60,6 +63,7 @@ def test_the_workers_own_frames_pass(frame):
     {"event": "profile", "report": {"candidate_kernels": "k"}},
     {"event": "profile", "report": {"foreign_kernels": [{"name": 5}]}},
     {"event": "profile", "report": {"foreign_kernels": [[1]]}},
+    {"event": "profile", "report": {"foreign_kernels": [{}]}},
     {"event": "profile", "report": {"coverage": float("nan")}},
     {"event": "profile", "report": {"launched": True}},
     {"event": 5},
@@ -80,3 +84,55 @@ def test_the_flags_the_worker_raises_are_the_ones_the_runner_accepts():
         raised |= set(re.findall(r'(?:append\(|return )\["([a-z_]+)", ', (JUDGE / name).read_text()))
     assert raised and raised <= WORKER_FLAGS, raised - WORKER_FLAGS
     assert not WORKER_FLAGS & set(JUDGE_FAULT_FLAGS)
+
+
+NUMBER_TASK = '''"""Test task: the sum of relu(x) * 2 + 1, returned as a Python float."""
+import torch
+import torch.nn as nn
+
+KERNELGYM = {"category": "Reduce", "dtype": "float32", "flops": "3 * B * D", "bytes": "4 * B * D",
+             "small": {"B": 8, "D": 300}}
+
+B = 4096
+D = 65536
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return float((torch.relu(x) * 2 + 1).sum().item())
+
+
+def get_inputs():
+    return [torch.randn(B, D)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.timeout(300)
+def test_an_output_of_a_class_named_scalar_is_not_a_number(tmp_path):
+    """The worker describes an output that is neither a tensor nor a number by its type's name under ``type``, never
+    as its kind: a class named ``scalar`` once passed for a number without a value, and the comparison raised in
+    the runner (a judge fault). Now it is an output of the wrong kind, the candidate's verdict."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.tasks import load_tasks
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    (tmp_path / "tasks" / "level1").mkdir(parents=True)
+    (tmp_path / "tasks" / "level1" / "1_relu_sum.py").write_text(NUMBER_TASK)
+    task = load_tasks(tmp_path / "tasks").get("L1/1_relu_sum")
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache")
+    try:
+        honest = judge.evaluate(task, kernel_forward(indent("return float(launch(x).sum().item())")))
+        assert honest.status == "ok", honest.message
+        named = judge.evaluate(task, kernel_forward(indent("launch(x)\nreturn scalar()"),
+                                                    extra="class scalar:\n    pass\n"))
+        assert named.status == "incorrect" and not named.judge_fault, (named.status, named.message)
+        assert "expected a scalar, got an object of type 'scalar'" in named.message, named.message
+    finally:
+        judge.close()

@@ -54,7 +54,8 @@ def describe(value) -> dict[str, Any]:
 def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck | None:
     """A failing :class:`TrialCheck` when shape or dtype differ, else ``None``."""
     if ref_desc.get("kind") != cand_desc.get("kind"):
-        return TrialCheck(False, f"output {index}: expected a {ref_desc.get('kind')}, got a {cand_desc.get('kind')}",
+        got = f"an object of type {cand_desc['type']!r}" if cand_desc.get("type") else f"a {cand_desc.get('kind')}"
+        return TrialCheck(False, f"output {index}: expected a {ref_desc.get('kind')}, got {got}",
                           output=index)
     if ref_desc.get("kind") == "tensor":
         if list(ref_desc["shape"]) != list(cand_desc.get("shape", [])):

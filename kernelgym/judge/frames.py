@@ -50,10 +50,11 @@ def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda value: value is None or check(value)
 
 
-def _dict_with(fields: dict[str, Callable[[Any], bool]]) -> Callable[[Any], bool]:
-    """A dict whose listed fields, where present, pass their checks (other keys are not read)."""
-    return lambda value: isinstance(value, dict) and all(check(value[k]) for k, check in fields.items()
-                                                         if k in value)
+def _dict_with(fields: dict[str, Callable[[Any], bool]], required: tuple = ()) -> Callable[[Any], bool]:
+    """A dict holding the ``required`` fields, whose listed fields, where present, pass their checks (other keys are
+    not read)."""
+    return lambda value: (isinstance(value, dict) and all(k in value for k in required)
+                          and all(check(value[k]) for k, check in fields.items() if k in value))
 
 
 def _str(value: Any) -> bool:
@@ -65,14 +66,17 @@ def _finite_non_negative(value: Any) -> bool:
 
 
 def _output_description(desc: Any) -> bool:
-    """One entry of an ``outputs`` frame's ``descs`` (``Worker.send_outputs``)."""
-    if not isinstance(desc, dict) or not isinstance(desc.get("kind"), str):
+    """One entry of an ``outputs`` frame's ``descs`` (``Worker.send_outputs``): a tensor's dtype and shape, a
+    number's value, or the type's name of a tensor subclass or of anything else (a red-team helper named a class
+    ``scalar`` when the kind was the type's name: a number without a value, compared as ``None``)."""
+    if not isinstance(desc, dict):
         return False
-    if desc["kind"] == "tensor":
+    kind = desc.get("kind")
+    if kind == "tensor":
         return _str(desc.get("dtype")) and _list_of(lambda s: _is_int(s) and s >= 0)(desc.get("shape"))
-    if desc["kind"] == "scalar":
-        return _optional(_is_number)(desc.get("value"))
-    return _optional(_str)(desc.get("type"))
+    if kind == "scalar":
+        return _is_number(desc.get("value"))
+    return kind in ("subclass", "other") and _str(desc.get("type"))
 
 
 #: per event, the fields the runner reads and what each must be where present
@@ -83,7 +87,7 @@ FIELD_CHECKS: dict[str, dict[str, Callable[[Any], bool]]] = {
         "interpreter_launches": lambda v: isinstance(v, dict) and all(_str(k) and _is_int(n) for k, n in v.items()),
         "coverage": _optional(_finite_non_negative), "launched": _list_of(_str),
         "top_kernels": _list_of(lambda k: isinstance(k, dict)),
-        "foreign_kernels": _list_of(_dict_with({"name": _str})),
+        "foreign_kernels": _list_of(_dict_with({"name": _str}, required=("name",))),
         "kernel_us_total": _is_number, "kernel_us_candidate": _is_number})},
 }
 

@@ -256,8 +256,13 @@ class Session:
                                                  f"calls (a thread left running?)")
 
     def where_stuck(self) -> str:
-        """`` (stuck at candidate.py line N: <code>)`` for a timeout message, from the runner's copy of the text."""
-        number = self.worker.stuck_line()
+        """`` (stuck at candidate.py line N: <code>)`` for a timeout message, from the runner's copy of the text; ``""``
+        where the line cannot be had. A hint only, read from the worker's log (the candidate's text as much as the
+        worker's): whatever that holds, the timeout stays the verdict."""
+        try:
+            number = self.worker.stuck_line()
+        except Exception:  # noqa: BLE001 - a hint that failed changes no verdict
+            return ""
         if number is None:
             return ""
         lines = self.source.splitlines()

@@ -352,8 +352,8 @@ class Worker:
                     descs.append({"kind": "tensor", **tensor_header(out)})
             elif _type(out) in (int, float, bool):
                 descs.append({"kind": "scalar", "value": float(out)})
-            else:
-                descs.append({"kind": _type(out).__name__})
+            else:  # never its type's name as the kind: a class named "scalar" passed for a number
+                descs.append({"kind": "other", "type": _type(out).__name__})
         self.send({"event": Event.OUTPUTS, "descs": descs, "mutated_inputs": mutated, "integrity_flags": flags,
                    "own_launches": own_launches})
         if flags:

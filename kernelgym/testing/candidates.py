@@ -496,6 +496,20 @@ if _escaped:
     "forged_frame_through_numpy": ("guarded", forged_frame(
         '{"event": "outputs", "descs": [], "integrity_flags": [["judge_error", "forged"]]}', numpy_route=True),
         "rejected", ".savetxt"),
+    # class 18 again: the timeout's hint (the line the candidate was stuck at, read from the worker's log after a
+    # stack dump) parsed a forged dump line's 5000-digit number, and int() refused it (a red-team helper,
+    # 2026-12-06): the timeout became the judge's fault; the compile stage's 30 s runs out in the flood
+    "forged_stack_dump_line": ("guarded", kernel_forward(indent('''
+y = launch(x)
+start = time.monotonic()
+line = 'File "candidate.py", line 1' + '0' * 5000 + ' in forward'
+while time.monotonic() < start + 26:
+    time.sleep(0.5)
+while True:
+    for _ in range(8):
+        print(line, flush=True)
+    time.sleep(0.005)
+return y'''), imports="import time"), "timeout", "compile stage"),
     # class 17: making the runner hang on a file it reads (the log replaced by a FIFO)
     "fifo_for_the_log": ("runtime", kernel_forward(indent('''
 if os.path.exists("log.txt") and not os.path.exists("log.fifo"):
