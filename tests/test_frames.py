@@ -86,32 +86,17 @@ def test_the_flags_the_worker_raises_are_the_ones_the_runner_accepts():
     assert not WORKER_FLAGS & set(JUDGE_FAULT_FLAGS)
 
 
-NUMBER_TASK = '''"""Test task: the sum of relu(x) * 2 + 1, returned as a Python float."""
-import torch
-import torch.nn as nn
+def number_task(directory: Path):
+    """The scaled-relu test task with its output summed into a Python float, written under ``directory``."""
+    from kernelgym.tasks import load_tasks
+    from kernelgym.testing.candidates import TEST_TASKS
 
-KERNELGYM = {"category": "Reduce", "dtype": "float32", "flops": "3 * B * D", "bytes": "4 * B * D",
-             "small": {"B": 8, "D": 300}}
-
-B = 4096
-D = 65536
-
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return float((torch.relu(x) * 2 + 1).sum().item())
-
-
-def get_inputs():
-    return [torch.randn(B, D)]
-
-
-def get_init_inputs():
-    return []
-'''
+    text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
+    assert "        return torch.relu(x) * 2 + 1" in text
+    text = text.replace("        return torch.relu(x) * 2 + 1", "        return float((torch.relu(x) * 2 + 1).sum().item())")
+    (directory / "level1").mkdir(parents=True)
+    (directory / "level1" / "1_relu_sum.py").write_text(text)
+    return load_tasks(directory).get("L1/1_relu_sum")
 
 
 @pytest.mark.timeout(300)
@@ -120,12 +105,9 @@ def test_an_output_of_a_class_named_scalar_is_not_a_number(tmp_path):
     as its kind: a class named ``scalar`` once passed for a number without a value, and the comparison raised in
     the runner (a judge fault). Now it is an output of the wrong kind, the candidate's verdict."""
     from kernelgym.judge.runner import Judge
-    from kernelgym.tasks import load_tasks
     from kernelgym.testing.candidates import indent, kernel_forward
 
-    (tmp_path / "tasks" / "level1").mkdir(parents=True)
-    (tmp_path / "tasks" / "level1" / "1_relu_sum.py").write_text(NUMBER_TASK)
-    task = load_tasks(tmp_path / "tasks").get("L1/1_relu_sum")
+    task = number_task(tmp_path / "tasks")
     judge = Judge(device="cpu", cache_dir=tmp_path / "cache")
     try:
         honest = judge.evaluate(task, kernel_forward(indent("return float(launch(x).sum().item())")))
