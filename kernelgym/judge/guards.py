@@ -20,6 +20,9 @@ different code, and are flagged before parsing:
 
 Then, on the syntax tree:
 
+* ``too_complex``: syntax nested deeper than :data:`MAX_NESTING` or larger than :data:`MAX_PATH_LENGTH`; no other
+  check reads it (they recurse, and some walk each node's subtree).
+
 * ``forbidden_import``: modules a kernel never needs (escape, spawn, patch, introspect, rebuild or decode code), by
   any part of the dotted name (``from torch import sys``, ``import torch.library``), and names imported from
   anywhere that are forbidden attributes or hooks (``from torch.cuda import Stream``).
@@ -212,12 +215,50 @@ def check_source(source: str, backend: str = "triton", torch_policy: str = "stri
     return [f for f in _all_flags(source, backend) if policy.applies(f[0], torch_policy)]
 
 
+#: the deepest nesting of syntax a candidate may have (the bundled solutions' deepest is 15): the checks below
+#: unparse and walk text by recursion, and a red-team helper's 500-term string annotation overflowed the
+#: interpreter's stack in the runner (a judge fault, 2026-12-06)
+MAX_NESTING = 100
+#: the most syntax the checks read, as the sum over the tree's nodes of their depth (what checks that walk each
+#: node's subtree cost; the bundled solutions' largest is 18487): a red-team helper's 34 lines of 2800-deep
+#: attribute chains took 60 s of the runner's thread, 1500 lambdas of 58-term sums 16 s (2026-12-06); at this bound
+#: the worst found takes about a second
+MAX_PATH_LENGTH = 200_000
+
+
+def syntax_size(tree: ast.AST) -> tuple[int, int]:
+    """``(deepest, path length)`` of ``tree``'s syntax: the deepest path to a leaf and the sum of every node's depth,
+    walked without recursion."""
+    deepest = total = 0
+    pending = [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        deepest, total = max(deepest, depth), total + depth
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest, total
+
+
+def _too_complex(tree: ast.AST, flags: list) -> bool:
+    """Flag ``too_complex`` where ``tree`` nests deeper than :data:`MAX_NESTING` or holds more syntax than
+    :data:`MAX_PATH_LENGTH`: the other checks are not run on it (they would overflow the stack or take too long)."""
+    deepest, total = syntax_size(tree)
+    if deepest > MAX_NESTING:
+        _flag(flags, "too_complex", f"nests its syntax {deepest} levels deep, beyond the {MAX_NESTING} the static "
+                                    f"checks read (no kernel needs that)")
+    elif total > MAX_PATH_LENGTH:
+        _flag(flags, "too_complex", f"holds more syntax than the static checks read (its nodes' depths sum to "
+                                    f"{total}, beyond {MAX_PATH_LENGTH}; the bundled solutions' largest is 18487)")
+    return deepest > MAX_NESTING or total > MAX_PATH_LENGTH
+
+
 def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     flags: list[tuple[str, str]] = []
     _check_text(source, flags)
     if "\0" in source:
         return flags  # not parseable: what the tokenizer would make of it is moot
     tree = parse(source)
+    if _too_complex(tree, flags):
+        return flags  # the checks below would take too long, or overflow the stack
     # names the text itself reads (strings checked as code below may name what a forward reference would)
     _check_free_names(source, tree, flags)
     annotations = _string_annotations(tree)
@@ -227,6 +268,8 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
         except SyntaxError:
             _flag(flags, "forbidden_annotation", "has a string annotation that is not a Python expression")
         else:
+            if _too_complex(tree, flags):
+                return flags
             source = ast.unparse(tree)
     _check_imports(tree, flags)
     _check_builtin_references(source, flags)

@@ -248,8 +248,15 @@ class Judge:
         t0 = time.monotonic()
         result.stage = "static"
         try:
-            compile_source(source, "candidate.py", "exec", dont_inherit=True)  # syntax, always checked
-            flags = guards.check_source(source, backend, result.torch_policy) if self.static_checks else []
+            try:
+                compile_source(source, "candidate.py", "exec", dont_inherit=True)  # syntax, always checked
+            except RecursionError:  # valid Python nested deeper than the compiler's stack: not this judge's fault
+                raise Verdict("compile_error", "the program nests its syntax too deeply to be compiled (the "
+                                               "interpreter's compiler ran out of stack)") from None
+            try:
+                flags = guards.check_source(source, backend, result.torch_policy) if self.static_checks else []
+            except RecursionError:  # the guards bound the syntax they read (guards.MAX_NESTING): a last resort
+                flags = [("too_complex", "nests its syntax too deeply for the static checks")]
         except SyntaxError as exc:
             raise Verdict("compile_error", f"syntax error at line {exc.lineno}: {exc.msg}") from None
         except ValueError as exc:

@@ -510,6 +510,15 @@ while True:
         print(line, flush=True)
     time.sleep(0.005)
 return y'''), imports="import time"), "timeout", "compile stage"),
+    # class 18 once more (a red-team helper, 2026-12-06): syntax nested past the compiler's stack or the static
+    # checks' recursion raised RecursionError in the runner (a judge fault), and long attribute chains made the
+    # checks quadratic (60 s of the runner's thread for 34 lines); the checks now read a bounded amount of syntax
+    "deeply_nested_expression": ("guarded", GOOD + "\n\nDEEP = " + "+".join(["1"] * 5000) + "\n", "compile_error",
+                                 "too deeply"),
+    "deep_string_annotation": ("guarded", GOOD + "\n\ndef f(a: '" + "+".join(["int"] * 500) + "'):\n    pass\n",
+                               "rejected", "levels deep"),
+    "long_attribute_chains": ("guarded", GOOD + "\n" + "\n".join(f"D{i} = torch" + ".T" * 90 for i in range(40))
+                              + "\n", "rejected", "holds more syntax"),
     # class 17: making the runner hang on a file it reads (the log replaced by a FIFO)
     "fifo_for_the_log": ("runtime", kernel_forward(indent('''
 if os.path.exists("log.txt") and not os.path.exists("log.fifo"):
