@@ -8,8 +8,8 @@ fault (``judge_error``): a sample trainers drop, so a policy could trade a sure 
 worker-chosen flag name went into the result's flags as it came, ``judge_error`` and ``aborted`` included.
 
 :func:`check_frame` is called on every frame as the runner reads it (:meth:`kernelgym.judge.session.Session.expect`,
-the one place frames are read) and raises :class:`~kernelgym.judge.protocol.ProtocolError` (the candidate's fault: ``crashed``, "the worker sent
-a malformed message") for any frame outside what the worker's own code sends:
+the one place frames are read) and raises :class:`~kernelgym.judge.protocol.ProtocolError` (the candidate's fault:
+``crashed``, "the worker sent a malformed message") for any frame outside what the worker's own code sends:
 
 * every integer within :data:`MAX_INT` (each fits a float exactly; ``float(10**400)`` raised ``OverflowError``);
 * ``event`` a string, ``integrity_flags`` absent, ``null`` or a list of ``[name, reason]`` string pairs whose names
