@@ -63,13 +63,7 @@ def main() -> int:
               f"{'compile s':>9} {'correct s':>9} {'timing s':>8} {'total s':>8}")
     print(header, flush=True)
     rows = []
-    started = time.monotonic()
-    last_s = 0.0  # the last task's time: the next is not started where it would not end within the budget
-    for task_id in ids:
-        if args.budget_s and time.monotonic() - started + last_s > args.budget_s:
-            print(f"(budget of {args.budget_s:.0f} s: skipped the rest from {task_id})", flush=True)
-            break
-        task_started = time.monotonic()
+    for task_id in within_budget(ids, args.budget_s):
         task = tasks.get(task_id)
         text = policy({"task_id": task_id})
         results = [judge.evaluate(task, text, backend=args.backend, profile=args.profile)
@@ -102,8 +96,20 @@ def main() -> int:
         if args.json:
             Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "versions": judge.versions(),
                                                    "profile": args.profile, "rows": rows}, indent=1))
-        last_s = time.monotonic() - task_started
     return 0
+
+
+def within_budget(task_ids: list, budget_s: float | None):
+    """``task_ids`` one by one, stopping (and saying so) where the next, taking as long as the last did, would not
+    end within ``budget_s`` seconds of the first (``None`` or 0: all of them)."""
+    started, last_s = time.monotonic(), 0.0
+    for task_id in task_ids:
+        if budget_s and time.monotonic() - started + last_s > budget_s:
+            print(f"(budget of {budget_s:.0f} s: skipped the rest from {task_id})", flush=True)
+            return
+        task_started = time.monotonic()
+        yield task_id
+        last_s = time.monotonic() - task_started
 
 
 def cv_pct(values: list) -> float:

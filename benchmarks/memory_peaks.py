@@ -21,11 +21,11 @@ import json
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_solutions import within_budget  # noqa: E402
 from kernelgym.data.policies import ReplayPolicy  # noqa: E402
 from kernelgym.judge.footprint import footprint_bound  # noqa: E402
 from kernelgym.judge.gpu_memory import memory_by_process  # noqa: E402
@@ -93,12 +93,8 @@ def main() -> int:
           f"tasks: {len(ids)}", flush=True)
     print(f"{'task':<44} {'status':<8} {'foot GiB':>8} {'need GiB':>8} {'runner':>7} {'alloc':>7} {'worker':>7} "
           f"{'both':>7} {'both/need':>9} {'polls':>5}", flush=True)
-    rows, started, last_s = [], time.monotonic(), 0.0
-    for task_id in ids:
-        if args.budget_s and time.monotonic() - started + last_s > args.budget_s:
-            print(f"(budget of {args.budget_s:.0f} s: skipped the rest from {task_id})", flush=True)
-            break
-        task_started = time.monotonic()
+    rows = []
+    for task_id in within_budget(ids, args.budget_s):
         task = tasks.get(task_id)
         footprint, traced = footprint_bound(task)
         need = judge.memory_need(task)
@@ -117,7 +113,6 @@ def main() -> int:
               f"{ratio if ratio is not None else float('nan'):9.3f} {peaks.polls:5d}", flush=True)
         if args.json:
             Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
-        last_s = time.monotonic() - task_started
     judge.close()
     return 0
 

@@ -46,3 +46,23 @@ def test_without_a_gpu_it_says_so_and_measures_nothing(tmp_path):
                           timeout=300)
     assert done.returncode == 2 and "no GPU here" in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_tasks_stop_where_the_next_would_run_past_the_budget(capsys, monkeypatch):
+    """The benchmarks' budget (benchmarks/bench_solutions.py within_budget, also memory_peaks.py's): a task is not
+    started where one as long as the last would end past it; no budget runs them all. On a clock of its own: each
+    task takes 10 s."""
+    import sys
+    import types
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks import bench_solutions
+
+    now = [0.0]
+    monkeypatch.setattr(bench_solutions, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    ran = []
+    for task_id in bench_solutions.within_budget(["a", "b", "c", "d"], 25):
+        ran.append(task_id)
+        now[0] += 10
+    assert ran == ["a", "b"] and "skipped the rest from c" in capsys.readouterr().out  # c would end at 30 s
+    assert list(bench_solutions.within_budget(["a", "b"], None)) == ["a", "b"]
