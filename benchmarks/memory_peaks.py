@@ -7,7 +7,9 @@ spare workers), while a thread asks the driver every ``--interval-s`` (``nvidia-
 process holds on the device: the runner (this process) and everything else (the evaluation's worker: nothing else
 runs). Printed per task: its eager footprint bound, the budget's estimate, the highest runner, worker and combined
 figures seen, the runner allocator's own peak (``torch.cuda.max_memory_reserved``, exact where the polls are not),
-and the combined peak over the estimate. Where that ratio stays well below 1 on every task, the estimate is loose
+and the combined peak over the estimate; then the runner's allocated peak within each of the session's steps
+(:meth:`kernelgym.judge.session.Session.step`, nested steps counted in each enclosing one too; ``(between)``: outside
+every step), exact from the allocator's own peak, which shows where the runner's memory goes. Where that ratio stays well below 1 on every task, the estimate is loose
 and big tasks (L1/15: 39.6 GiB, so one at a time on an H100) could share a GPU; above 1, the budget overfills it.
 The polls miss short peaks (a dozen ms), so the figures are lower bounds. A task is not started where the last
 one's time would take the run past ``--budget-s``; the JSON is written again after every task.
@@ -16,6 +18,7 @@ one's time would take the run past ``--budget-s``; the JSON is written again aft
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -30,6 +33,7 @@ from kernelgym.data.policies import ReplayPolicy  # noqa: E402
 from kernelgym.judge.footprint import footprint_bound  # noqa: E402
 from kernelgym.judge.gpu_memory import memory_by_process  # noqa: E402
 from kernelgym.judge.runner import Judge  # noqa: E402
+from kernelgym.judge.session import Session  # noqa: E402
 from kernelgym.tasks import load_tasks  # noqa: E402
 
 GIB = 1 << 30
@@ -63,6 +67,52 @@ class PeakSampler:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class StepPeaks:
+    """While entered, every :meth:`Session.step` of this process is wrapped: at each step's start and end the
+    allocator's peak since the last such point (``torch.cuda.max_memory_allocated``, then reset) is credited to
+    every step open then (``(between)`` where none is), so ``peaks[name]`` is the most the runner had allocated at
+    any moment inside a step of that name (bytes), and ``reserved`` the allocator's reserved peak over the whole
+    time (the resets clear that one too). One evaluation at a time: the allocator's figures are the process's."""
+
+    def __init__(self, device: str):
+        import torch
+
+        self.device, self.torch = torch.device(device), torch
+        self.peaks: dict[str, int] = {}
+        self.reserved = torch.cuda.memory_reserved(self.device)
+        self._open: list[str] = []
+        self._original = Session.step
+
+    def _credit(self) -> None:
+        peak = self.torch.cuda.max_memory_allocated(self.device)
+        self.reserved = max(self.reserved, self.torch.cuda.max_memory_reserved(self.device))
+        for name in self._open or ["(between)"]:
+            self.peaks[name] = max(self.peaks.get(name, 0), peak)
+        self.torch.cuda.reset_peak_memory_stats(self.device)
+
+    def __enter__(self) -> "StepPeaks":
+        original, peaks = self._original, self
+
+        @contextlib.contextmanager
+        def step(session, name: str):
+            peaks._credit()
+            peaks._open.append(name)
+            try:
+                with original(session, name):
+                    yield
+            finally:
+                peaks._credit()
+                peaks._open.pop()
+
+        self._credit()
+        Session.step = step
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._credit()
+        Session.step = self._original
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,18 +149,21 @@ def main() -> int:
         footprint, traced = footprint_bound(task)
         need = judge.memory_need(task)
         torch.cuda.reset_peak_memory_stats(torch.device(args.device))
-        with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks:
+        with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks, StepPeaks(args.device) as steps:
             result = judge.evaluate(task, policy({"task_id": task_id}), profile=args.profile)
-        allocator = torch.cuda.max_memory_reserved(torch.device(args.device))
+        allocator = steps.reserved
         row = {"task": task_id, "status": result.status, "footprint_bytes": footprint, "footprint_traced": traced,
                "need_bytes": need, "runner_peak_bytes": peaks.runner, "runner_allocator_peak_bytes": allocator,
                "worker_peak_bytes": peaks.others, "together_peak_bytes": peaks.together, "polls": peaks.polls,
-               "together_over_need": peaks.together / need if need else None}
+               "together_over_need": peaks.together / need if need else None,
+               "runner_allocated_by_step": steps.peaks}
         rows.append(row)
         ratio = row["together_over_need"]
         print(f"{task_id:<44} {result.status:<8} {footprint / GIB:8.2f} {need / GIB:8.2f} {peaks.runner / GIB:7.2f} "
               f"{allocator / GIB:7.2f} {peaks.others / GIB:7.2f} {peaks.together / GIB:7.2f} "
               f"{ratio if ratio is not None else float('nan'):9.3f} {peaks.polls:5d}", flush=True)
+        print("    runner allocated GiB by step: " + ", ".join(
+            f"{name} {n / GIB:.2f}" for name, n in sorted(steps.peaks.items(), key=lambda kv: -kv[1])), flush=True)
         if args.json:
             Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
     judge.close()
