@@ -164,3 +164,42 @@ def test_a_local_evaluators_batch_pays_the_reference_once_per_task(relu_task, tm
     (plan,) = plans.values()
     # every trial's and the profiled forward's reference output computed once for the three candidates
     assert plan.computed == len(results[0].trials) + 1
+
+
+def test_the_reference_blocks_keep_one_copy_of_outputs_at_a_time(judge, relu_task, monkeypatch):
+    """Every eager-reference block the session times copies its calls' outputs into a keep list that holds only
+    the last copy (:class:`kernelgym.judge.timing.KeepLast`): a block's worth of L1/15's copies filled the runner."""
+    from kernelgym.judge import reference
+    from kernelgym.judge.timing import KeepLast
+
+    seen: list = []
+    original = reference.ReferenceTimer.time_block
+
+    def spy(self, calls, keep=None):
+        times = original(self, calls, keep)
+        seen.append((type(keep), calls, len(keep) if keep is not None else None))
+        return times
+
+    monkeypatch.setattr(reference.ReferenceTimer, "time_block", spy)
+    result = judge.evaluate(relu_task, GOOD, profile="full")
+    assert result.status == "ok", result.message
+    assert seen and all(kind is KeepLast and kept == 1 for kind, _, kept in seen), seen
+    assert any(calls > 1 for _, calls, _ in seen), seen
+
+
+def test_the_allocators_unused_cache_is_given_back_before_the_reference_is_timed(judge, relu_task, monkeypatch):
+    """Between the correctness stage and the first eager-reference block the session asks the reference side to
+    give back what its allocator caches unused beyond ``RELEASE_CACHE_BYTES`` (the trials' freed blocks belong to
+    another stream than the timing's)."""
+    from kernelgym.judge import reference, session
+
+    events: list = []
+    release, block = reference.ReferenceSide.release_cached_memory, reference.ReferenceTimer.time_block
+    monkeypatch.setattr(reference.ReferenceSide, "release_cached_memory",
+                        lambda self, min_unused=0: (events.append(("release", min_unused)), release(self, min_unused)))
+    monkeypatch.setattr(reference.ReferenceTimer, "time_block",
+                        lambda self, calls, keep=None: (events.append(("block", calls)), block(self, calls, keep))[1])
+    result = judge.evaluate(relu_task, GOOD, profile="full")
+    assert result.status == "ok", result.message
+    first_block = next(i for i, (kind, _) in enumerate(events) if kind == "block")
+    assert ("release", session.RELEASE_CACHE_BYTES) in events[:first_block], events

@@ -92,14 +92,16 @@ class ReferenceSide:
         self._compiled: dict = {}
         self._top_kernels: dict = {}
 
-    def release_cached_memory(self) -> None:
+    def release_cached_memory(self, min_unused: int = 0) -> None:
         """Give the GPU memory this process's caching allocator keeps but does not use back to the driver (nothing on
-        the CPU). Call it with the GPU held shared: freeing synchronises this process's work, so never inside another
-        evaluation's timed block."""
+        the CPU), where it keeps more than ``min_unused`` bytes so. Call it with the GPU held shared: freeing
+        synchronises this process's work, so never inside another evaluation's timed block."""
         if not self.on_cpu:
             import torch
 
-            torch.cuda.empty_cache()
+            device = torch.device(self.device)
+            if torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device) > min_unused:
+                torch.cuda.empty_cache()
 
     # -- outputs -----------------------------------------------------------------------------------------------
     def model(self, task: Task, init_seed: int):

@@ -49,6 +49,9 @@ _RANDOM = secrets.SystemRandom()
 TRANSFER_BYTES_PER_S = 250e6
 #: GPU (CPU) memory the worker may hold in snapshots of one block's outputs: blocks are split to fit
 SNAPSHOT_BYTES = {"gpu": 1 << 30, "cpu": 256 << 20}
+#: unused memory the runner's caching allocator may keep past the correctness stage (more is given back before the
+#: timing stage, :meth:`Session._gpu_stages`)
+RELEASE_CACHE_BYTES = 1 << 30
 #: outputs up to this size are compared for every block of timed calls; larger ones for a random share of blocks
 CHECK_EVERY_BLOCK_BYTES = 64 << 20
 #: timed calls compared per evaluation at the least, however large the outputs (each in a block of its own when the
@@ -353,6 +356,10 @@ class Session:
         if self.prof.compile_baseline and not self.settings.on_cpu:
             with self.gpu(label="compile_baseline"):
                 self.reference.compiled(self.task)  # torch.compile's own compilation, outside any exclusive hold
+        with self.gpu(label="release_cache"):
+            # the allocator caches freed blocks per stream: the trials' (this thread's stream) could serve none of
+            # the timing's (the default stream), and L1/15's runner reserved 59.5 GiB for a 32 GiB peak (H100)
+            self.reference.release_cached_memory(min_unused=RELEASE_CACHE_BYTES)
         self.enter("timing")
         self.time_against_reference()
         if n_recheck:
@@ -992,10 +999,13 @@ class Session:
             return block(calls)
 
     def _frozen(self, run, calls: int) -> list[float]:
-        """Run ``run(calls, [])`` (a reference block) with the worker's processes stopped."""
+        """Run ``run(calls, keep)`` (a reference block, each call's outputs copied as the candidate's are, only the
+        last copy kept: :class:`~kernelgym.judge.timing.KeepLast`) with the worker's processes stopped."""
+        from kernelgym.judge.timing import KeepLast
+
         self.worker.freeze(True)
         try:
-            return run(calls, [])
+            return run(calls, KeepLast())
         finally:
             self.worker.freeze(False)
 
