@@ -203,3 +203,20 @@ def test_the_allocators_unused_cache_is_given_back_before_the_reference_is_timed
     assert result.status == "ok", result.message
     first_block = next(i for i, (kind, _) in enumerate(events) if kind == "block")
     assert ("release", session.RELEASE_CACHE_BYTES) in events[:first_block], events
+
+
+def test_the_confirmation_block_alone_keeps_one_copy_of_outputs_at_a_time(tmp_path, relu_task, monkeypatch):
+    """The eager block timed alone to confirm a figure (``Judge._confirm_baseline``, GPU only: here the judge is
+    told it is not on the CPU) copies its calls' outputs as every reference block does, one copy at a time."""
+    from kernelgym.judge import reference
+    from kernelgym.judge.profiles import get_profile
+    from kernelgym.judge.timing import KeepLast
+
+    seen: list = []
+    original = reference.ReferenceTimer.time_block
+    monkeypatch.setattr(reference.ReferenceTimer, "time_block", lambda self, calls, keep=None: (
+        seen.append((type(keep), calls, keep)), original(self, calls, keep))[1])
+    judge = Judge(device="cpu", cache_dir=tmp_path)
+    judge.on_cpu = False
+    judge._confirm_baseline(relu_task, get_profile("quick"), {"median_ms": 1e6, "how": "interleaved"})
+    assert len(seen) == 1 and seen[0][0] is KeepLast and seen[0][1] > 1 and len(seen[0][2]) == 1, seen

@@ -71,6 +71,15 @@ class ReferenceTimer(RunnerTimer):
 
         return self._where_profiled(run)
 
+    def copied_block(self, calls: int) -> list[float]:
+        """A block of ``calls`` whose every call's outputs are copied after it, as the candidate's timed calls are,
+        only the last copy kept (:class:`~kernelgym.judge.timing.KeepLast`): the same work outside the timed
+        interval as the candidate's blocks, without a block's worth of copies alive. Every timed block of the
+        reference is one of these (interleaved with the candidate's, and the confirmation alone)."""
+        from kernelgym.judge.timing import KeepLast
+
+        return self.time_block(calls, KeepLast())
+
 
 class ReferenceSide:
     """The reference model of one task at a time on ``device``, and the per-task baseline cache.

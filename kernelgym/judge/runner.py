@@ -506,7 +506,7 @@ class Judge:
         cfg = self.reference.timing_config(prof)
         with self.admission.exclusive():  # alone means alone: no other evaluation's steps on the GPU either
             timer = self.reference.timer(task, prof)
-            alone = statistics.median(timer.time_block(max(cfg.min_runs, cfg.block), []))
+            alone = statistics.median(timer.copied_block(max(cfg.min_runs, cfg.block)))
         confirmed = confirmed_baseline_ms(base["median_ms"], alone, cfg.rel_ci)
         if confirmed != base["median_ms"]:
             return {**base, "median_ms": confirmed, "how": f"{base.get('how')}, lowered by a block timed alone"}

@@ -914,7 +914,7 @@ class Session:
         if cached is None:
             with self.gpu(label="reference_warmup"):  # shared, before the slices start
                 timer = self.reference.timer(self.task, self.prof)
-            reference = BlockClock(lambda calls: self._frozen(timer.time_block, calls),
+            reference = BlockClock(lambda calls: self._frozen(timer.copied_block, calls),
                                    untimed_ms=lambda: timer.recorder_ms)
             blocks["reference"] = lambda calls: self._alone(reference, calls, "reference_blocks")
         with hold.round(), self.step("timing_warmup"):  # the candidate's warm-up (and re-sweep), first slice
@@ -999,13 +999,10 @@ class Session:
             return block(calls)
 
     def _frozen(self, run, calls: int) -> list[float]:
-        """Run ``run(calls, keep)`` (a reference block, each call's outputs copied as the candidate's are, only the
-        last copy kept: :class:`~kernelgym.judge.timing.KeepLast`) with the worker's processes stopped."""
-        from kernelgym.judge.timing import KeepLast
-
+        """Run ``run(calls)`` (a reference block) with the worker's processes stopped."""
         self.worker.freeze(True)
         try:
-            return run(calls, KeepLast())
+            return run(calls)
         finally:
             self.worker.freeze(False)
 
