@@ -66,3 +66,43 @@ def test_tasks_stop_where_the_next_would_run_past_the_budget(capsys, monkeypatch
         now[0] += 10
     assert ran == ["a", "b"] and "skipped the rest from c" in capsys.readouterr().out  # c would end at 30 s
     assert list(bench_solutions.within_budget(["a", "b"], None)) == ["a", "b"]
+
+
+def test_each_steps_peak_is_credited_to_it_and_to_the_steps_around_it(monkeypatch):
+    """StepPeaks on a scripted allocator: a peak inside a nested step counts for it and for the step around it,
+    memory held outside every step for ``(between)``, a step's later lower figures do not lower it; the session's
+    ``step`` is put back afterwards."""
+    import types
+
+    import torch
+
+    from kernelgym.judge.session import Session
+
+    module = _module()
+    state = {"now": 0, "peak": 0}
+
+    def alloc(n):
+        state["now"] = n
+        state["peak"] = max(state["peak"], n)
+
+    monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda device=None: state["peak"])
+    monkeypatch.setattr(torch.cuda, "max_memory_reserved", lambda device=None: state["peak"] + 1)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: 0)
+    monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda device=None: state.update(peak=state["now"]))
+    session = types.SimpleNamespace(_in_judge_step=False, _step_s={}, result=types.SimpleNamespace(durations={}),
+                                    postpone=lambda seconds: None)
+    original = Session.step
+    with module.StepPeaks("cuda:0") as steps:
+        with Session.step(session, "trials"):
+            alloc(5)
+            with Session.step(session, "reference"):
+                alloc(9)
+                alloc(5)
+            alloc(7)
+        alloc(1)
+        alloc(3)
+    assert Session.step is original
+    # what a step left allocated as it ended (7) is held outside every step until freed
+    assert steps.peaks == {"(between)": 7, "trials": 9, "reference": 9}, steps.peaks
+    assert steps.reserved == 10
+    assert session._step_s.keys() == {"trials", "reference"}  # the session's own step still ran
