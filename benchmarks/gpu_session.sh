@@ -14,7 +14,7 @@
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
 #   SV_ARGS (more arguments of streaming_variants.py), SV_TIMEOUT (s, default 150) (streaming);
-#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); PR_TIMEOUT, PR_THREADS (procreads); MP_TIMEOUT (s, default 200), MP_PATTERN (task ids, default all) (mempeaks); HF_THREADS (hostf64, default 1,4,16); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
+#   ACT_TIMEOUT (s, default 240), ACT_ARGS (e.g. --probe) (activity); WB_TASKS, WB_BLOCKS, WB_TIMEOUT (wallbound); LINT_PATTERN (lint only the task ids it matches, e.g. 'L1/[38][09]_[mc]*'); WS_N, WS_MODES, WS_TIMEOUT (prestart); PR_TIMEOUT, PR_THREADS (procreads); MP_TIMEOUT (s, default 200), MP_PATTERN (task ids, comma-separated fnmatch patterns, default all), MP_ORDER (listed or largest: the largest footprint first) (mempeaks); HF_THREADS (hostf64, default 1,4,16); SOAK_STEPS, SOAK_BUDGET_S, SOAK_JOBS, SOAK_DEVICE_TRANSFER (soak);
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
@@ -95,7 +95,7 @@ if run prestart; then
     --modes ${WS_MODES:-unsafe,plain,prestart} --device cuda:0 --json "$OUT/worker_start.json" 2>&1 | grep -v USDT | tee "$OUT/worker_start.txt"
 fi
 if run mempeaks; then  # each solution's evaluation alone, the driver's per-process memory polled, against Judge.memory_need
-  timeout ${MP_TIMEOUT:-200} python3 benchmarks/memory_peaks.py --pattern "${MP_PATTERN:-*}" --budget-s $(( ${MP_TIMEOUT:-200} - 30 )) \
+  timeout ${MP_TIMEOUT:-200} python3 benchmarks/memory_peaks.py --pattern "${MP_PATTERN:-*}" --order ${MP_ORDER:-listed} --budget-s $(( ${MP_TIMEOUT:-200} - 30 )) \
     --json "$OUT/memory_peaks.json" 2>&1 | grep -v USDT | tee "$OUT/memory_peaks.txt"
 fi
 if run hostf64; then  # the float64 reference on the host at L1/15's size, at each intra-op thread count (CPU only)

@@ -1,6 +1,7 @@
 """The GPU memory one evaluation really takes, against the memory budget's estimate of it (``Judge.memory_need``).
 
-    python benchmarks/memory_peaks.py [--pattern 'L1/15*'] [--interval-s 0.05] [--budget-s 180] [--json out.json]
+    python benchmarks/memory_peaks.py [--pattern 'L1/15*,L2/*'] [--order largest] [--interval-s 0.05] [--budget-s 180]
+        [--json out.json]
 
 Each bundled Triton solution whose task id matches ``--pattern`` is evaluated once, alone on the GPU (one judge, no
 spare workers), while a thread asks the driver every ``--interval-s`` (``nvidia-smi --query-compute-apps``) what each
@@ -115,9 +116,20 @@ class StepPeaks:
         Session.step = self._original
 
 
+def chosen(ids: list[str], pattern: str, order: str = "listed", footprint=None) -> list[str]:
+    """The ids matching any of ``pattern``'s comma-separated fnmatch patterns, in their order (``listed``) or the
+    largest ``footprint(id)`` first (``largest``; ties in their order)."""
+    patterns = [p.strip() for p in pattern.split(",") if p.strip()]
+    picked = [i for i in ids if any(fnmatch.fnmatch(i, p) for p in patterns)]
+    return sorted(picked, key=lambda i: -footprint(i)) if order == "largest" else picked
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="memory_peaks", description=__doc__.splitlines()[0])
-    ap.add_argument("--pattern", default="*", help="fnmatch pattern over task ids (default: every solution)")
+    ap.add_argument("--pattern", default="*",
+                    help="fnmatch patterns over task ids, comma-separated (default: every solution)")
+    ap.add_argument("--order", default="listed", choices=["listed", "largest"],
+                    help="listed: the solutions' order; largest: the largest eager footprint first (default listed)")
     ap.add_argument("--device", default="cuda:0", help="the GPU (default cuda:0)")
     ap.add_argument("--profile", default="quick", choices=["quick", "full"], help="evaluation profile (default quick)")
     ap.add_argument("--interval-s", type=float, default=0.05, help="seconds between the driver's polls (default 0.05)")
@@ -134,7 +146,9 @@ def main() -> int:
         print("memory_peaks: error: no GPU here: the driver's account is what it measures", file=sys.stderr)
         return 2
     tasks, policy = load_tasks(), ReplayPolicy(backend="triton")
-    ids = [i for i in policy.task_ids() if fnmatch.fnmatch(i, args.pattern) and i in tasks]
+    ids = [i for i in policy.task_ids() if i in tasks]
+    bounds = {task_id: footprint_bound(tasks.get(task_id)) for task_id in chosen(ids, args.pattern)}
+    ids = chosen(ids, args.pattern, args.order, lambda task_id: bounds[task_id][0])
     if not ids:
         print(f"memory_peaks: error: no bundled Triton solution matches --pattern {args.pattern!r}", file=sys.stderr)
         return 2
@@ -146,7 +160,7 @@ def main() -> int:
     rows = []
     for task_id in within_budget(ids, args.budget_s):
         task = tasks.get(task_id)
-        footprint, traced = footprint_bound(task)
+        footprint, traced = bounds[task_id]
         need = judge.memory_need(task)
         torch.cuda.reset_peak_memory_stats(torch.device(args.device))
         with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks, StepPeaks(args.device) as steps:

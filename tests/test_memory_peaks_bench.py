@@ -106,3 +106,12 @@ def test_each_steps_peak_is_credited_to_it_and_to_the_steps_around_it(monkeypatc
     assert steps.peaks == {"(between)": 7, "trials": 9, "reference": 9}, steps.peaks
     assert steps.reserved == 10
     assert session._step_s.keys() == {"trials", "reference"}  # the session's own step still ran
+
+
+def test_tasks_are_chosen_by_any_of_the_patterns_and_ordered_largest_first_on_request():
+    module = _module()
+    ids = ["L1/1_a", "L1/15_relu", "L2/3_b", "X/4_c", "L2/9_d"]
+    sizes = {"L1/1_a": 1, "L1/15_relu": 9, "L2/3_b": 5, "X/4_c": 7, "L2/9_d": 5}
+    assert module.chosen(ids, "L1/15*, L2/*") == ["L1/15_relu", "L2/3_b", "L2/9_d"]
+    assert module.chosen(ids, "*", "largest", sizes.get) == ["L1/15_relu", "X/4_c", "L2/3_b", "L2/9_d", "L1/1_a"]
+    assert module.chosen(ids, "Z/*") == []
