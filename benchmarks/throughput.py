@@ -600,7 +600,8 @@ def figures_lines(label: str, fig: dict) -> list[str]:
             f"{fig.get('summed_wait_s')}",
             f"  the float64 reference (s, where needed): {fig.get('float64_reference_s')}",
             f"  statuses by family: {fig['statuses_by_family']}; as labelled {fig['as_expected']}/{fig['evaluated']}",
-            f"  eager figures by origin: {fig.get('eager_figures')}"]
+            f"  eager figures by origin: {fig.get('eager_figures')}",
+            f"  the judges' CPU s per evaluation (their processes, not the workers): {fig.get('cpu_s_per_evaluation')}"]
             + [f"  UNEXPECTED {u['variant']} {u['task']}: {u['status']}: {u['message'][:160]}"
                for u in fig["unexpected"]])
 
@@ -665,6 +666,7 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
                 continue
             say(f"== pool batch {name} on {gpus} GPU(s): {len(items)} candidates, profile {args.profile}")
             interrupted = False
+            cpu_before = pool.cpu_seconds()
             try:
                 runs, t0, t1 = run_pool_batch(pool, items, args.profile)
             except Interrupted:  # the figures of what finished by now (later answers are not counted), no more phases
@@ -678,6 +680,7 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
             if any(len(h) >= ACTOR_HOLDS for h in holds):
                 say(f"warning: an actor's GPU hold log is full ({ACTOR_HOLDS}); busy shares are under-counted")
             report[name][key] = summarize(runs, t1 - t0, gpus, holds, t0, t1)
+            report[name][key]["cpu_s_per_evaluation"] = cpu_per_evaluation(cpu_before, pool.cpu_seconds(), runs)
             report[name]["rows" if key == "pool" else f"{key}_rows"] = [r.row() for r in runs]
             report[name]["timing_meaningful"] = all(r.result.timing_meaningful for r in runs
                                                     if r.result is not None and r.result.status == "ok")
@@ -694,6 +697,13 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
         pool.close(abort=aborting)
         ray.shutdown()
     return out
+
+
+def cpu_per_evaluation(before: list[float], after: list[float], runs: list[Run]) -> float | None:
+    """The judges' CPU seconds over a batch (``RayEvalPool.cpu_seconds`` before and after, summed over the actors:
+    one process per GPU, whose Python work shares one interpreter lock) per evaluation that finished."""
+    done = sum(r.result is not None for r in runs)
+    return round(sum(a - b for a, b in zip(after, before)) / done, 3) if done else None
 
 
 def alone_phases(batches: dict[str, list[Item]], pooled: dict[str, list[Run]], args, deadline: float,

@@ -51,8 +51,11 @@ def test_an_actors_torch_gets_its_share_of_the_nodes_cpus(pool):
 @pytest.mark.slow
 def test_n_candidates_in_n_results_out_in_order(pool, relu_task):
     texts = [GOOD, candidate(expr="x"), "no code", GOOD.replace("256", "128"), candidate(pre="raise ValueError('v')")]
+    before = pool.cpu_seconds()
     results = pool.evaluate_many([(relu_task, t) for t in texts])
     assert [r.status for r in results] == ["ok", "incorrect", "compile_error", "ok", "runtime_error"]
+    after = pool.cpu_seconds()  # the judges' CPU time grew
+    assert len(after) == pool.num_actors and sum(after) > sum(before)
     unordered = dict(pool.evaluate_many([(relu_task, t) for t in texts[:3]], ordered=False))
     assert sorted(unordered) == [0, 1, 2]
 

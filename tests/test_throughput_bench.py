@@ -282,6 +282,7 @@ def test_the_script_runs_one_pool_phase_per_concurrency_level(tmp_path):
     for key, rows in (("pool_c1", "pool_c1_rows"), ("pool", "rows")):
         assert b[key]["evaluated"] == 3, b[key]
         assert [row["as_expected"] for row in b[rows]] == [True] * 3, b[rows]
+        assert b[key]["cpu_s_per_evaluation"] > 0, b[key]  # the judges' CPU seconds over the batch, per evaluation
     assert [row["concurrency"] for row in b["concurrency"]] == [1, 2]
     assert all(row["evaluated"] == 3 and row["evals_per_gpu_hour"] > 0 for row in b["concurrency"])
     assert "concurrency B: 1 at once:" in stdout

@@ -118,6 +118,12 @@ def _actor_class():
             """The GPU lock's kept holds that ended at or after ``since`` (``time.monotonic()``)."""
             return [hold for hold in list(self.lock.holds) if hold[2] >= since]
 
+        def cpu_seconds(self) -> float:
+            """This actor's process CPU time so far (user and system, all its threads: the judges' own work; not
+            the workers', which are killed with their sandbox and never reaped here)."""
+            times = os.times()
+            return times.user + times.system
+
         def hardware_json(self) -> str:
             from kernelgym.hardware import detect
 
@@ -349,6 +355,14 @@ class RayEvalPool:
         import ray
 
         return ray.get([a.gpu_holds.remote(since) for a in self.actors])
+
+    def cpu_seconds(self) -> list[float]:
+        """Per actor, the CPU seconds its process (every judge thread, not the workers) has used so far.
+        Differences over a batch give the judges' host cost per evaluation, all of it in one process per GPU
+        whose Python work shares one interpreter lock (for measuring, ``benchmarks/throughput.py``)."""
+        import ray
+
+        return ray.get([a.cpu_seconds.remote() for a in self.actors])
 
     def actor_info(self) -> list[dict]:
         import ray
