@@ -167,24 +167,23 @@ def test_a_local_evaluators_batch_pays_the_reference_once_per_task(relu_task, tm
 
 
 def test_the_reference_blocks_keep_one_copy_of_outputs_at_a_time(judge, relu_task, monkeypatch):
-    """Every eager-reference block the session times copies its calls' outputs into a keep list that holds only
-    the last copy (:class:`kernelgym.judge.timing.KeepLast`): a block's worth of L1/15's copies filled the runner."""
+    """Every eager-reference block the session times copies its calls' outputs into a list emptied after each call
+    (``ReferenceTimer.copied_block``): a block's worth of L1/15's copies filled the runner."""
     from kernelgym.judge import reference
-    from kernelgym.judge.timing import KeepLast
 
     seen: list = []
     original = reference.ReferenceTimer.time_block
 
-    def spy(self, calls, keep=None):
-        times = original(self, calls, keep)
-        seen.append((type(keep), calls, len(keep) if keep is not None else None))
+    def spy(self, calls, keep=None, after_call=None):
+        times = original(self, calls, keep, after_call)
+        seen.append((calls, keep, after_call))
         return times
 
     monkeypatch.setattr(reference.ReferenceTimer, "time_block", spy)
     result = judge.evaluate(relu_task, GOOD, profile="full")
     assert result.status == "ok", result.message
-    assert seen and all(kind is KeepLast and kept == 1 for kind, _, kept in seen), seen
-    assert any(calls > 1 for _, calls, _ in seen), seen
+    assert seen and all(keep == [] and after_call == keep.clear for _, keep, after_call in seen), seen
+    assert any(calls > 1 for calls, _, _ in seen), seen
 
 
 def test_the_allocators_unused_cache_is_given_back_before_the_reference_is_timed(judge, relu_task, monkeypatch):
@@ -198,7 +197,8 @@ def test_the_allocators_unused_cache_is_given_back_before_the_reference_is_timed
     monkeypatch.setattr(reference.ReferenceSide, "release_cached_memory",
                         lambda self, min_unused=0: (events.append(("release", min_unused)), release(self, min_unused)))
     monkeypatch.setattr(reference.ReferenceTimer, "time_block",
-                        lambda self, calls, keep=None: (events.append(("block", calls)), block(self, calls, keep))[1])
+                        lambda self, calls, keep=None, after_call=None: (
+                            events.append(("block", calls)), block(self, calls, keep, after_call))[1])
     result = judge.evaluate(relu_task, GOOD, profile="full")
     assert result.status == "ok", result.message
     first_block = next(i for i, (kind, _) in enumerate(events) if kind == "block")
@@ -210,13 +210,44 @@ def test_the_confirmation_block_alone_keeps_one_copy_of_outputs_at_a_time(tmp_pa
     told it is not on the CPU) copies its calls' outputs as every reference block does, one copy at a time."""
     from kernelgym.judge import reference
     from kernelgym.judge.profiles import get_profile
-    from kernelgym.judge.timing import KeepLast
 
     seen: list = []
     original = reference.ReferenceTimer.time_block
-    monkeypatch.setattr(reference.ReferenceTimer, "time_block", lambda self, calls, keep=None: (
-        seen.append((type(keep), calls, keep)), original(self, calls, keep))[1])
+
+    def spy(self, calls, keep=None, after_call=None):
+        times = original(self, calls, keep, after_call)
+        seen.append((calls, keep, after_call))
+        return times
+
+    monkeypatch.setattr(reference.ReferenceTimer, "time_block", spy)
     judge = Judge(device="cpu", cache_dir=tmp_path)
     judge.on_cpu = False
     judge._confirm_baseline(relu_task, get_profile("quick"), {"median_ms": 1e6, "how": "interleaved"})
-    assert len(seen) == 1 and seen[0][0] is KeepLast and seen[0][1] > 1 and len(seen[0][2]) == 1, seen
+    assert len(seen) == 1, seen
+    calls, keep, after_call = seen[0]
+    assert calls > 1 and keep == [] and after_call == keep.clear, seen
+
+def test_the_null_calls_reference_outputs_are_kept_only_for_a_first_standard_trial(judge, relu_task, monkeypatch):
+    """The reference's outputs computed for the null calls (``Session._early_refs``) are those of the first standard
+    trial: kept for it where it comes first, dropped at once where other trials come first (the order is drawn),
+    so they never sit in memory through other trials."""
+    from kernelgym.judge import session as session_module
+
+    held: list = []
+    original = session_module.Session.trial
+
+    def spy(self, index, kind):
+        held.append((index, kind, self._early_refs is not None))
+        return original(self, index, kind)
+
+    monkeypatch.setattr(session_module.Session, "trial", spy)
+    monkeypatch.setattr(session_module, "trial_order",
+                        lambda *args: list(reversed(session_module.fixed_trial_order(*args))))
+    result = judge.evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert held and held[0][:2] != (0, "standard") and not any(kept for _, _, kept in held), held
+    held.clear()
+    monkeypatch.setattr(session_module, "trial_order", session_module.fixed_trial_order)
+    result = judge.evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert held[0] == (0, "standard", True) and not any(kept for _, _, kept in held[1:]), held

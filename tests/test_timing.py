@@ -579,28 +579,23 @@ def test_the_bounds_fastest_block_is_one_without_a_probe():
     assert bare.bound_inputs["runner_fastest_wall_ms"] == 4.2
 
 
-def test_a_keep_last_block_copies_every_call_but_keeps_only_the_last_copy():
-    """The reference's blocks copy each call's outputs (the candidate's blocks' work outside the timed interval)
-    without keeping a block's worth of copies alive: earlier copies are freed as the next is kept."""
+def test_a_reference_block_copies_every_call_but_keeps_one_copy_at_a_time(monkeypatch):
+    """The reference's blocks copy each call's outputs (the candidate's blocks' work outside the timed interval),
+    and each copy is gone before the next is made (``ReferenceTimer.copied_block``)."""
     import weakref
 
-    from kernelgym.judge.timing import KeepLast
+    from kernelgym.judge import timing
+    from kernelgym.judge.reference import ReferenceTimer
 
-    calls = iter(range(1, 100))
-    copies: list = []
-    keep = KeepLast()
-    timer = CallTimer(lambda x: x * next(calls), lambda i: [torch.ones(4)], "cpu")
-    original_append = KeepLast.append
+    made: list = []
+    original = timing._clone
 
-    def spy(self, item):
-        copies.append(weakref.ref(item[0]))
-        original_append(self, item)
+    def clone(tensor):
+        assert all(ref() is None for ref in made), "an earlier copy still lives"
+        copy = original(tensor)
+        made.append(weakref.ref(copy))
+        return copy
 
-    KeepLast.append = spy
-    try:
-        timer.time_block(4, keep)
-    finally:
-        KeepLast.append = original_append
-    assert len(copies) == 4 and len(keep) == 1
-    assert torch.equal(keep[0][0], torch.full((4,), 4.0))  # the last call's outputs, copied
-    assert [ref() is None for ref in copies] == [True, True, True, False]
+    monkeypatch.setattr(timing, "_clone", clone)
+    times = ReferenceTimer(lambda x: x * 2, lambda i: [torch.ones(4)], "cpu").copied_block(4)
+    assert len(times) == 4 and len(made) == 4 and all(ref() is None for ref in made)

@@ -41,8 +41,8 @@ class RunnerTimer(CallTimer):
     run on :data:`PROFILER_THREAD`, where every profile of this process is taken (one profiler per process; judges
     in several threads time their references one at a time anyway, each with the GPU held alone)."""
 
-    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
-        return self._where_profiled(lambda: CallTimer.time_block(self, calls, keep))
+    def time_block(self, calls: int, keep: list | None = None, after_call=None) -> list[float]:
+        return self._where_profiled(lambda: CallTimer.time_block(self, calls, keep, after_call=after_call))
 
     def _where_profiled(self, run):
         if not (self.on_gpu and self.method == "activity"):
@@ -64,21 +64,22 @@ class ReferenceTimer(RunnerTimer):
         with reference_numerics():
             super().warm_up(calls)
 
-    def time_block(self, calls: int, keep: list | None = None) -> list[float]:
+    def time_block(self, calls: int, keep: list | None = None, after_call=None) -> list[float]:
         def run():
             with reference_numerics():
-                return CallTimer.time_block(self, calls, keep)
+                return CallTimer.time_block(self, calls, keep, after_call=after_call)
 
         return self._where_profiled(run)
 
     def copied_block(self, calls: int) -> list[float]:
         """A block of ``calls`` whose every call's outputs are copied after it, as the candidate's timed calls are,
-        only the last copy kept (:class:`~kernelgym.judge.timing.KeepLast`): the same work outside the timed
-        interval as the candidate's blocks, without a block's worth of copies alive. Every timed block of the
-        reference is one of these (interleaved with the candidate's, and the confirmation alone)."""
-        from kernelgym.judge.timing import KeepLast
-
-        return self.time_block(calls, KeepLast())
+        and each copy released before the next call (``after_call``, outside the timed interval): the same work
+        outside the timed interval as the candidate's blocks, with one copy alive at most. Every timed block of the
+        reference is one of these (interleaved with the candidate's, and the confirmation alone): the whole block's
+        copies kept alive put seven of L1/15's 4.6 GB tensors in the runner at once (H100,
+        ``benchmarks/memory_peaks.py``), where the memory budget reckoned on about four."""
+        keep: list = []
+        return self.time_block(calls, keep, after_call=keep.clear)
 
 
 class ReferenceSide:

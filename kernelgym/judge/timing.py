@@ -366,17 +366,6 @@ class CallTimer:
         return block
 
 
-class KeepLast(list):
-    """A ``keep`` list for :meth:`CallTimer.time_block` that holds the latest call's snapshot only: each call's
-    outputs are still copied (the same work outside the timed interval as a block whose snapshots are all kept),
-    while at most two copies live at once. The runner's eager-reference blocks copy as the candidate's do, and kept
-    a whole block's copies alive for nothing: seven of L1/15's 4.6 GB tensors in the runner at once (H100,
-    ``benchmarks/memory_peaks.py``), where the memory budget reckoned on about four."""
-
-    def append(self, item) -> None:
-        self[:] = [item]
-
-
 def snapshot_refusal(outs) -> list[str] | None:
     """``[flag, reason]`` when copying a timed call's outputs ``outs`` would run the candidate's code (after the
     timed interval, where work is free): a tensor output that is not exactly ``torch.Tensor`` (its
