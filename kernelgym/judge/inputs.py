@@ -149,14 +149,16 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
     idx, sign = outlier_positions(numel, max(MIN_OUTLIERS, int(numel * OUTLIER_FRACTION)), gen)
     dtype = str(x.dtype).replace("torch.", "")
     wide = wide and dtype in _WIDE_DTYPES
-    if signed and bool((x >= 0).all()):
+    # the extremes in one pass, without an input-sized |x| or comparison (multi-GB inputs, both sides)
+    low, high = (float(v.float().item()) for v in torch.aminmax(x.detach()))
+    if signed and low >= 0:
         sign = sign.abs()
-    elif signed and bool((x <= 0).all()):
+    elif signed and high <= 0:
         sign = -sign.abs()
     elif sign.numel() >= 2:  # both signs, alternating over the list (whose order is drawn, not the positions'):
         sign[0::2], sign[1::2] = 1.0, -1.0  # with random signs a kernel wrong on large positive values passed when
         # a small tensor's outliers all came out negative, and half of the spread magnitudes would go unused by one
-    peak = float(x.detach().abs().max().float().item()) or 1.0
+    peak = max(abs(low), abs(high)) or 1.0
     magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(dtype, 1e4))
     values = sign * _spread_magnitudes(idx, peak, magnitude)
     if wide:  # the positive ones beyond float16's range, at least one of them: see WIDE_OUTLIERS
