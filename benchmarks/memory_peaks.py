@@ -124,6 +124,20 @@ def chosen(ids: list[str], pattern: str, order: str = "listed", footprint=None) 
     return sorted(picked, key=lambda i: -footprint(i)) if order == "largest" else picked
 
 
+def footprint_ratios(rows: list[dict], fixed_bytes: int = 3 * GIB) -> list[str]:
+    """What ``Judge.memory_need``'s multiple of the eager footprint would have had to be for every measured task:
+    per task, (both processes' peak - ``fixed_bytes``, the estimate's constant part) over its footprint; the
+    largest, the median, and the task of the largest. Tasks of a footprint under 1 GiB, where the constant part
+    dominates, are left out; none left: no line."""
+    ratios = sorted(((r["together_peak_bytes"] - fixed_bytes) / r["footprint_bytes"], r["task"]) for r in rows
+                    if r.get("footprint_bytes") and r["footprint_bytes"] >= GIB)
+    if not ratios:
+        return []
+    median = ratios[len(ratios) // 2][0]
+    return [f"footprints needed beyond {fixed_bytes / GIB:.0f} GiB (tasks of 1 GiB or more, {len(ratios)}): largest "
+            f"{ratios[-1][0]:.2f} ({ratios[-1][1]}), median {median:.2f}"]
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="memory_peaks", description=__doc__.splitlines()[0])
     ap.add_argument("--pattern", default="*",
@@ -181,6 +195,8 @@ def main() -> int:
         if args.json:
             Path(args.json).write_text(json.dumps({"device": judge.describe_device(), "rows": rows}, indent=1))
     judge.close()
+    for line in footprint_ratios(rows):
+        print(line, flush=True)
     return 0
 
 

@@ -115,3 +115,15 @@ def test_tasks_are_chosen_by_any_of_the_patterns_and_ordered_largest_first_on_re
     assert module.chosen(ids, "L1/15*, L2/*") == ["L1/15_relu", "L2/3_b", "L2/9_d"]
     assert module.chosen(ids, "*", "largest", sizes.get) == ["L1/15_relu", "X/4_c", "L2/3_b", "L2/9_d", "L1/1_a"]
     assert module.chosen(ids, "Z/*") == []
+
+
+def test_the_footprints_each_task_needed_beyond_the_constant_part():
+    module = _module()
+    gib = module.GIB
+    rows = [{"task": "big", "footprint_bytes": 4 * gib, "together_peak_bytes": 27 * gib},
+            {"task": "mid", "footprint_bytes": 2 * gib, "together_peak_bytes": 9 * gib},
+            {"task": "tiny", "footprint_bytes": gib // 2, "together_peak_bytes": 12 * gib},  # left out: under 1 GiB
+            {"task": "odd", "footprint_bytes": 2 * gib, "together_peak_bytes": 11 * gib}]
+    (line,) = module.footprint_ratios(rows)
+    assert "largest 6.00 (big)" in line and "median 4.00" in line and "(tasks of 1 GiB or more, 3)" in line
+    assert module.footprint_ratios(rows[2:3]) == []
