@@ -39,6 +39,17 @@ def no_probes(monkeypatch):
     monkeypatch.setattr(session, "PROBE_SHARE", 0.0)
 
 
+def local_ray(num_cpus: int = 2, num_gpus: int | None = None):
+    """A local Ray cluster for a fixture to yield from: started with ``num_cpus`` CPUs and ``num_gpus`` GPU
+    resources (fake on a machine without GPUs; ``None``: what Ray finds), shut down after."""
+    import ray
+
+    ray.init(num_cpus=num_cpus, **({} if num_gpus is None else {"num_gpus": num_gpus}), include_dashboard=False,
+             log_to_driver=False, ignore_reinit_error=True)
+    yield
+    ray.shutdown()
+
+
 def run_threads(targets) -> None:
     """Run each callable of ``targets`` on a thread of its own, all at once, and wait for them all."""
     import threading

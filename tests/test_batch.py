@@ -166,9 +166,9 @@ def test_a_local_evaluators_batch_pays_the_reference_once_per_task(relu_task, tm
     assert plan.computed == len(results[0].trials) + 1
 
 
-def test_the_reference_blocks_keep_one_copy_of_outputs_at_a_time(judge, relu_task, monkeypatch):
-    """Every eager-reference block the session times copies its calls' outputs into a list emptied after each call
-    (``ReferenceTimer.copied_block``): a block's worth of L1/15's copies filled the runner."""
+def reference_blocks(monkeypatch) -> list:
+    """From now on, every eager-reference block timed (``ReferenceTimer.time_block``) is recorded, once it has run,
+    as ``(calls, keep, after_call)`` in the returned list."""
     from kernelgym.judge import reference
 
     seen: list = []
@@ -180,6 +180,13 @@ def test_the_reference_blocks_keep_one_copy_of_outputs_at_a_time(judge, relu_tas
         return times
 
     monkeypatch.setattr(reference.ReferenceTimer, "time_block", spy)
+    return seen
+
+
+def test_the_reference_blocks_keep_one_copy_of_outputs_at_a_time(judge, relu_task, monkeypatch):
+    """Every eager-reference block the session times copies its calls' outputs into a list emptied after each call
+    (``ReferenceTimer.copied_block``): a block's worth of L1/15's copies filled the runner."""
+    seen = reference_blocks(monkeypatch)
     result = judge.evaluate(relu_task, GOOD, profile="full")
     assert result.status == "ok", result.message
     assert seen and all(keep == [] and after_call == keep.clear for _, keep, after_call in seen), seen
@@ -208,24 +215,16 @@ def test_the_allocators_unused_cache_is_given_back_before_the_reference_is_timed
 def test_the_confirmation_block_alone_keeps_one_copy_of_outputs_at_a_time(tmp_path, relu_task, monkeypatch):
     """The eager block timed alone to confirm a figure (``Judge._confirm_baseline``, GPU only: here the judge is
     told it is not on the CPU) copies its calls' outputs as every reference block does, one copy at a time."""
-    from kernelgym.judge import reference
     from kernelgym.judge.profiles import get_profile
 
-    seen: list = []
-    original = reference.ReferenceTimer.time_block
-
-    def spy(self, calls, keep=None, after_call=None):
-        times = original(self, calls, keep, after_call)
-        seen.append((calls, keep, after_call))
-        return times
-
-    monkeypatch.setattr(reference.ReferenceTimer, "time_block", spy)
+    seen = reference_blocks(monkeypatch)
     judge = Judge(device="cpu", cache_dir=tmp_path)
     judge.on_cpu = False
     judge._confirm_baseline(relu_task, get_profile("quick"), {"median_ms": 1e6, "how": "interleaved"})
     assert len(seen) == 1, seen
     calls, keep, after_call = seen[0]
     assert calls > 1 and keep == [] and after_call == keep.clear, seen
+
 
 def test_the_null_calls_reference_outputs_are_kept_only_for_a_first_standard_trial(judge, relu_task, monkeypatch):
     """The reference's outputs computed for the null calls (``Session._early_refs``) are those of the first standard

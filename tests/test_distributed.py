@@ -9,15 +9,13 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from conftest import DATA, GOOD, candidate  # noqa: E402
+from conftest import DATA, GOOD, candidate, local_ray  # noqa: E402
 from kernelgym.judge.admission import SharedExclusiveLock  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
+    yield from local_ray(num_gpus=2)
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from conftest import local_ray  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def cpu_cluster():
-    ray.init(num_cpus=2, num_gpus=0, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
+    yield from local_ray(num_gpus=0)
 
 
 def test_a_cpu_actor_runs_torch_on_every_cpu_of_its_node(cpu_cluster, tmp_path):
