@@ -8,7 +8,8 @@ spare workers), while a thread asks the driver every ``--interval-s`` (``nvidia-
 process holds on the device: the runner (this process) and everything else (the evaluation's worker: nothing else
 runs). Printed per task: its eager footprint bound, the budget's estimate, the highest runner, worker and combined
 figures seen, the runner allocator's own peak (``torch.cuda.max_memory_reserved``, exact where the polls are not),
-and the combined peak over the estimate; then the runner's allocated peak within each of the session's steps
+and the combined peak over the estimate; the combined peak until the candidate was built against
+``Judge.build_memory_need`` (what the evaluation holds until then); then the runner's allocated peak within each of the session's steps
 (:meth:`kernelgym.judge.session.Session.step`, nested steps counted in each enclosing one too; ``(between)``: outside
 every step), exact from the allocator's own peak, which shows where the runner's memory goes. Where that ratio stays well below 1 on every task, the estimate is loose
 and big tasks (L1/15: 39.6 GiB, so one at a time on an H100) could share a GPU; above 1, the budget overfills it.
@@ -116,6 +117,30 @@ class StepPeaks:
         Session.step = self._original
 
 
+class BuildPeak:
+    """While entered, :meth:`Session.grow_memory` notes ``sampler.together`` (both processes' highest figure so
+    far) just before the reservation grows: the evaluation's peak while it held only ``Judge.build_memory_need``
+    (its null calls and its build, the candidate's compilation included), in :attr:`bytes` (``None`` where the
+    evaluation never grew: it ended in its build). One evaluation at a time."""
+
+    def __init__(self, sampler: PeakSampler):
+        self.sampler, self.bytes = sampler, None
+        self._original = Session.grow_memory
+
+    def __enter__(self) -> "BuildPeak":
+        original, peak = self._original, self
+
+        def grow_memory(session) -> None:
+            peak.bytes = peak.sampler.together
+            original(session)
+
+        Session.grow_memory = grow_memory
+        return self
+
+    def __exit__(self, *exc) -> None:
+        Session.grow_memory = self._original
+
+
 def chosen(ids: list[str], pattern: str, order: str = "listed", footprint=None) -> list[str]:
     """The ids matching any of ``pattern``'s comma-separated fnmatch patterns, in their order (``listed``) or the
     largest ``footprint(id)`` first (``largest``; ties in their order)."""
@@ -175,21 +200,26 @@ def main() -> int:
     for task_id in within_budget(ids, args.budget_s):
         task = tasks.get(task_id)
         footprint, traced = bounds[task_id]
-        need = judge.memory_need(task)
+        need, build_need = judge.memory_need(task), judge.build_memory_need(task)
         torch.cuda.reset_peak_memory_stats(torch.device(args.device))
-        with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks, StepPeaks(args.device) as steps:
+        with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks, StepPeaks(args.device) as steps, \
+                BuildPeak(peaks) as build:
             result = judge.evaluate(task, policy({"task_id": task_id}), profile=args.profile)
         allocator = steps.reserved
         row = {"task": task_id, "status": result.status, "footprint_bytes": footprint, "footprint_traced": traced,
                "need_bytes": need, "runner_peak_bytes": peaks.runner, "runner_allocator_peak_bytes": allocator,
                "worker_peak_bytes": peaks.others, "together_peak_bytes": peaks.together, "polls": peaks.polls,
                "together_over_need": peaks.together / need if need else None,
-               "runner_allocated_by_step": steps.peaks}
+               "runner_allocated_by_step": steps.peaks, "build_need_bytes": build_need, "build_peak_bytes": build.bytes,
+               "build_over_need": build.bytes / build_need if build.bytes is not None and build_need else None}
         rows.append(row)
         ratio = row["together_over_need"]
         print(f"{task_id:<44} {result.status:<8} {footprint / GIB:8.2f} {need / GIB:8.2f} {peaks.runner / GIB:7.2f} "
               f"{allocator / GIB:7.2f} {peaks.others / GIB:7.2f} {peaks.together / GIB:7.2f} "
               f"{ratio if ratio is not None else float('nan'):9.3f} {peaks.polls:5d}", flush=True)
+        if build.bytes is not None:
+            print(f"    until built: both {build.bytes / GIB:.2f} GiB against its need {build_need / GIB:.2f} "
+                  f"({row['build_over_need']:.3f})", flush=True)
         print("    runner allocated GiB by step: " + ", ".join(
             f"{name} {n / GIB:.2f}" for name, n in sorted(steps.peaks.items(), key=lambda kv: -kv[1])), flush=True)
         if args.json:

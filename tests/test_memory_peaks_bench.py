@@ -127,3 +127,22 @@ def test_the_footprints_each_task_needed_beyond_the_constant_part():
     (line,) = module.footprint_ratios(rows)
     assert "largest 6.00 (big)" in line and "median 4.00" in line and "(tasks of 1 GiB or more, 3)" in line
     assert module.footprint_ratios(rows[2:3]) == []
+
+
+def test_the_peak_until_built_is_the_samplers_figure_when_the_reservation_grows():
+    """BuildPeak notes both processes' highest figure at the moment an evaluation's reservation grows to its whole
+    need, and puts Session.grow_memory back on leaving; an evaluation that never grew has no such peak."""
+    import types
+
+    from kernelgym.judge.session import Session
+
+    module = _module()
+    original, grown = Session.grow_memory, []
+    sampler = types.SimpleNamespace(together=7)
+    with module.BuildPeak(sampler) as build:
+        assert build.bytes is None
+        session = types.SimpleNamespace(_reservation=types.SimpleNamespace(grow=lambda: grown.append(1) or 0.0),
+                                        _memory_waited=lambda waited: None)
+        Session.grow_memory(session)
+        sampler.together = 20  # the trials' peak, after the grow: not the build's
+    assert build.bytes == 7 and grown == [1] and Session.grow_memory is original

@@ -819,3 +819,119 @@ def test_the_judges_own_out_of_memory_error_is_retried_alone_then_is_the_judges_
         reason = next(f["reason"] for f in result.flags if f["name"] == "judge_error")
         assert "raised at test_scheduler.py" in reason and "in out_of_memory_at_first" in reason
     assert budget.holders == 0 and budget.reserved == 0
+
+
+def test_a_staged_reservation_holds_its_first_part_until_it_grows():
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget = MemoryBudget(10)
+    with budget.reserve(6, first=2) as reservation:
+        assert (budget.reserved, reservation.held, reservation.growth) == (2, 2, 4)
+        assert reservation.grow() < 0.5 and budget.reserved == 6 and reservation.growth == 0
+        assert reservation.grow() == 0.0 and budget.reserved == 6  # grown once only
+    assert budget.reserved == 0 and budget.holders == 0
+    with budget.reserve(4) as plain:  # unstaged: whole at once, nothing to grow
+        assert budget.reserved == 4 and plain.growth == 0
+    assert budget.reserved == 0
+
+
+def test_a_staged_reservation_enters_only_where_every_holder_could_still_grow():
+    """The banker's rule: a first part that fits is still refused where, beside it, no order lets every holder
+    grow; refused, it waits, and enters once a holder has grown and ended."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, order = MemoryBudget(10), []
+    a = budget.reserve(8, first=3)
+    held_a = a.__enter__()
+    with budget.try_reserve(4, 0.1, first=2) as safe:  # A grows into 10-3-2=5, ends; then B grows: safe
+        assert safe is not None and budget.reserved == 5
+    with budget.try_reserve(8, 0.2, first=3) as unsafe:  # 3+3 held, 4 free: neither could grow by 5
+        assert unsafe is None and budget.reserved == 3
+
+    def late():
+        with budget.reserve(8, first=3) as c:
+            order.append("entered")
+            c.grow()
+            order.append("grown")
+
+    waiting = threading.Thread(target=late)
+    waiting.start()
+    time.sleep(0.2)
+    assert order == []
+    assert held_a.grow() < 0.5 and budget.reserved == 8  # A grows at once: nothing else holds memory
+    time.sleep(0.1)
+    assert order == []  # 8 held: C's first part does not fit
+    a.__exit__(None, None, None)
+    waiting.join(timeout=5)
+    assert order == ["entered", "grown"] and budget.reserved == 0 and budget.holders == 0
+
+
+def test_a_grow_waits_for_memory_and_then_enters_before_later_reservations_past_the_bound():
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, order = MemoryBudget(10, bypass_bound_s=0.1), []
+    holder = budget.reserve(5)
+    holder.__enter__()
+    staged = budget.reserve(6, first=2)
+    reservation = staged.__enter__()  # 5 + 2 held; it grows once the holder of 5 ends
+    grower = threading.Thread(target=lambda: order.append(("grown", round(reservation.grow(), 1))))
+    grower.start()
+    time.sleep(0.3)  # the grow has waited past the bound
+    with budget.try_reserve(2, 0.2) as small:  # fits beside (5+2+2 <= 10) but takes the overdue grow's room
+        assert small is None
+    assert order == []
+    holder.__exit__(None, None, None)
+    grower.join(timeout=5)
+    assert order and order[0][0] == "grown" and order[0][1] >= 0.3 and budget.reserved == 6
+    staged.__exit__(None, None, None)
+    assert budget.reserved == 0 and budget.holders == 0
+
+
+def test_where_every_holder_waits_to_grow_the_smallest_grows():
+    """Memory held outside the reservations can grow after they entered (a spare worker's CUDA context): where
+    then no holder's grow fits and none will give memory back, the smallest grow goes ahead instead of none."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget, grown = MemoryBudget(10), []
+    first = budget.reserve(5, first=2)
+    second = budget.reserve(6, first=2)
+    a, b = first.__enter__(), second.__enter__()  # 4 held: A grows by 3, then B by 4 (safe)
+    context = budget.hold_outside(5)  # 4 + 5 held: neither grow fits now
+    threads = [threading.Thread(target=lambda r=r, n=n: (r.grow(), grown.append(n))) for r, n in ((b, "B"), (a, "A"))]
+    for t in threads:
+        t.start()
+        time.sleep(0.1)
+    threads[1].join(timeout=5)
+    assert grown == ["A"]  # the smaller grow, although it asked last
+    first.__exit__(None, None, None)
+    context.release()
+    threads[0].join(timeout=5)
+    assert grown == ["A", "B"] and budget.reserved == 6
+    second.__exit__(None, None, None)
+    assert budget.reserved == 0 and budget.holders == 0
+
+
+@pytest.mark.timeout(300)
+def test_an_evaluation_holds_its_build_need_until_built_and_its_whole_need_after(tmp_path, relu_task, monkeypatch):
+    """The worker compiles inside the build, with no GPU work: the evaluation holds :meth:`Judge.build_memory_need`
+    until the candidate has loaded and the whole :meth:`Judge.memory_need` from before its first trial on."""
+    from conftest import GOOD
+    from kernelgym.judge.admission import MemoryBudget
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.session import Session
+
+    budget, seen = MemoryBudget(100), []
+    monkeypatch.setattr(Judge, "memory_need", lambda self, task: 30)
+    monkeypatch.setattr(Judge, "build_memory_need", lambda self, task: 12)
+    for name in ("build", "trial"):
+        original = getattr(Session, name)
+
+        def watched(self, *args, _original=original, _name=name, **kwargs):
+            seen.append((_name, budget.reserved))
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Session, name, watched)
+    result = cpu_judge_with_budget(tmp_path, budget).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    assert seen[0] == ("build", 12) and {held for name, held in seen if name == "trial"} == {30}
+    assert budget.reserved == 0 and budget.holders == 0

@@ -1,7 +1,8 @@
 """GPU admission: which evaluations may use a GPU at once, and for what.
 
 A writer-preferring readers-writer lock (many evaluations may share a GPU to compile and check, one times alone)
-and a memory budget (evaluations reserve their estimated GPU memory for their whole run), bundled per device as a
+and a memory budget (evaluations reserve their estimated GPU memory for their whole run, what their build needs
+first and the rest once built), bundled per device as a
 :class:`GpuAdmission` that the judge hands to each session.
 """
 
@@ -208,6 +209,16 @@ class MemoryBudget:
     always enters). Without them, 12 evaluations at once with a pool's spares held, by count, about 21 GiB of
     contexts beside L1/15's 39.6 GiB reservation on the H100, more than the budget leaves outside its reservations,
     and the runner ran out of memory (docs/BENCHMARKS.md, twenty-sixth session).
+
+    A reservation may be *staged* (``reserve(whole, first=...)``): it holds ``first`` bytes from its admission and
+    the rest once its holder calls :meth:`Reservation.grow`. An evaluation holds only what its build needs while its
+    worker compiles (no GPU, and a third to two thirds of the time its reservation was held in batch B on the H100),
+    and the rest for its trials and timing. Growing never deadlocks: a reservation, staged or not, enters only where
+    the holders could still all grow in some order (each in turn growing into the free memory, then giving back all
+    it holds; those that will not grow count as given back), the banker's rule for one resource. A grow waits while
+    it does not fit; one that has waited ``bypass_bound_s`` keeps later reservations from taking the room it needs;
+    where every holder is a grow waiting (memory held outside the reservations grew since they entered), the
+    smallest grows anyway, as one reservation alone always enters.
     """
 
     def __init__(self, capacity: int, bypass_bound_s: float = MEMORY_BYPASS_BOUND_S):
@@ -217,12 +228,14 @@ class MemoryBudget:
         self.reserved = 0
         self.holders = 0
         self.outside = 0  # bytes of the holds outside reservations (:meth:`hold_outside`)
-        #: waiting tickets in arrival order: (since, bytes)
+        #: waiting tickets in arrival order: (since, bytes of the whole reservation)
         self._waiting: collections.OrderedDict[object, tuple[float, int]] = collections.OrderedDict()
-        self._holding: dict[object, tuple[float, int]] = {}  # admitted tickets: (admitted at, bytes)
+        self._holding: dict[object, Reservation] = {}  # admitted tickets
 
-    def _may_enter(self, ticket: object, nbytes: int) -> bool:
-        if self.holders and self.reserved + self.outside + nbytes > self.capacity:
+    def _may_enter(self, ticket: object, first: int, whole: int) -> bool:
+        if self.holders and self.reserved + self.outside + first > self.capacity:
+            return False
+        if self.holders and not (self._safe_beside(first, whole) and self._leaves_overdue_grow_room(first)):
             return False
         oldest = next(iter(self._waiting))
         if oldest is ticket:
@@ -232,8 +245,58 @@ class MemoryBudget:
         since, need = self._waiting[oldest]
         if time.monotonic() - since < self.bypass_bound_s:
             return True
-        admitted_since = sum(n for at, n in self._holding.values() if at > since)
-        return admitted_since + self.outside + nbytes + need <= self.capacity
+        admitted_since = sum(r.whole for r in self._holding.values() if r.admitted_at > since)
+        return admitted_since + self.outside + whole + need <= self.capacity
+
+    def _safe_beside(self, first: int, whole: int) -> bool:
+        """Whether, with a reservation of ``first`` bytes growing to ``whole`` admitted beside the holders, they
+        could all still grow: in order of the growth each still needs, each fits into the free memory and then
+        gives back all it holds; holders that will not grow give theirs back without waiting for memory."""
+        free = self.capacity - self.reserved - self.outside - first
+        pending = [(whole - first, first)] if whole > first else []
+        for held in self._holding.values():
+            if held.growth:
+                pending.append((held.growth, held.held))
+            else:
+                free += held.held
+        for growth, held in sorted(pending, key=lambda p: p[0]):
+            if growth > free:
+                return False
+            free += held
+        return True
+
+    def _leaves_overdue_grow_room(self, first: int) -> bool:
+        """Whether ``first`` more bytes leave room for every grow that has waited the bypass bound."""
+        now = time.monotonic()
+        overdue = [r.growth for r in self._holding.values()
+                   if r.growing_since is not None and now - r.growing_since >= self.bypass_bound_s]
+        return not overdue or self.reserved + self.outside + first + max(overdue) <= self.capacity
+
+    def _may_grow(self, reservation: "Reservation") -> bool:
+        if self.reserved + self.outside + reservation.growth <= self.capacity or self.holders == 1:
+            return True
+        growing = [r for r in self._holding.values() if r.growing_since is not None]
+        if len(growing) < self.holders:
+            return False  # a holder that is not waiting to grow will give memory back
+        # every holder waits to grow (memory outside the reservations grew since they entered): the smallest grows
+        return min(growing, key=lambda r: (r.growth, r.admitted_at)) is reservation
+
+    def _grow(self, reservation: "Reservation") -> float:
+        """:meth:`Reservation.grow`: the seconds it waited."""
+        asked = time.monotonic()
+        with self._cond:
+            if not reservation.growth or reservation.released:
+                return 0.0
+            reservation.growing_since = asked
+            try:
+                while not self._may_grow(reservation):
+                    self._cond.wait()
+                self.reserved += reservation.growth
+                reservation.held = reservation.whole
+            finally:
+                reservation.growing_since = None
+                self._cond.notify_all()
+        return time.monotonic() - asked
 
     def hold_outside(self, nbytes: int) -> "OutsideHold":
         """Count ``nbytes`` of GPU memory used outside every reservation until the returned hold is released
@@ -249,42 +312,68 @@ class MemoryBudget:
             self._cond.notify_all()  # a waiting reservation may fit now
 
     @contextlib.contextmanager
-    def reserve(self, nbytes: int):
-        with self.try_reserve(nbytes, None):
-            yield
+    def reserve(self, nbytes: int, first: int | None = None):
+        """Hold ``nbytes`` for the block (``first`` bytes of them until :meth:`Reservation.grow`, where given);
+        yields the :class:`Reservation`."""
+        with self.try_reserve(nbytes, None, first=first) as reservation:
+            yield reservation
 
     @contextlib.contextmanager
-    def try_reserve(self, nbytes: int, timeout_s: float | None):
-        """:meth:`reserve`, waiting at most ``timeout_s`` (``None``: as long as it takes); yields whether the
-        reservation was made (held for the block), in the same queue and by the same rules."""
-        nbytes = max(0, min(int(nbytes), self.capacity))
+    def try_reserve(self, nbytes: int, timeout_s: float | None, first: int | None = None):
+        """:meth:`reserve`, waiting at most ``timeout_s`` (``None``: as long as it takes); yields the
+        :class:`Reservation` held for the block, or ``None`` where it was not made in time (in the same queue and
+        by the same rules)."""
+        whole = max(0, min(int(nbytes), self.capacity))
+        first = whole if first is None else max(0, min(int(first), whole))
         ticket = object()
         give_up = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cond:
-            self._waiting[ticket] = (time.monotonic(), nbytes)
+            self._waiting[ticket] = (time.monotonic(), whole)
             try:
-                while not self._may_enter(ticket, nbytes):
+                while not self._may_enter(ticket, first, whole):
                     left = None if give_up is None else give_up - time.monotonic()
                     if left is not None and left <= 0:
                         break
                     self._cond.wait(left)  # woken by every release and every admission
                 else:
-                    self.reserved += nbytes
+                    self.reserved += first
                     self.holders += 1
-                    self._holding[ticket] = (time.monotonic(), nbytes)
+                    self._holding[ticket] = Reservation(self, first, whole)
             finally:
                 del self._waiting[ticket]
                 self._cond.notify_all()  # the next in line may enter now
-        admitted = ticket in self._holding
+        reservation = self._holding.get(ticket)
         try:
-            yield admitted
+            yield reservation
         finally:
-            if admitted:
+            if reservation is not None:
                 with self._cond:
-                    self.reserved -= nbytes
+                    self.reserved -= reservation.held
                     self.holders -= 1
+                    reservation.released = True
                     del self._holding[ticket]
                     self._cond.notify_all()
+
+
+class Reservation:
+    """Bytes held in a :class:`MemoryBudget` (:meth:`MemoryBudget.reserve`): :attr:`held` now, :attr:`whole` once
+    grown."""
+
+    def __init__(self, budget: "MemoryBudget | None", held: int, whole: int):
+        self._budget, self.held, self.whole = budget, held, whole
+        self.admitted_at = time.monotonic()
+        self.growing_since: float | None = None  # while :meth:`grow` waits
+        self.released = False
+
+    @property
+    def growth(self) -> int:
+        """Bytes still to be held once grown."""
+        return self.whole - self.held
+
+    def grow(self) -> float:
+        """Hold the whole reservation, waiting until it fits (never for ever: see :class:`MemoryBudget`); the
+        seconds waited. Once grown (or unstaged), returns 0 at once."""
+        return 0.0 if self._budget is None else self._budget._grow(self)
 
 
 class OutsideHold:
@@ -311,12 +400,12 @@ class NoBudget:
         return OutsideHold(None, 0)
 
     @contextlib.contextmanager
-    def reserve(self, nbytes: int):
-        yield
+    def reserve(self, nbytes: int, first: int | None = None):
+        yield Reservation(None, 0, 0)
 
     @contextlib.contextmanager
-    def try_reserve(self, nbytes: int, timeout_s: float | None):
-        yield True
+    def try_reserve(self, nbytes: int, timeout_s: float | None, first: int | None = None):
+        yield Reservation(None, 0, 0)
 
 
 #: share of a GPU's memory that reservations may take (the rest: CUDA contexts, allocator slack, fragmentation)
@@ -356,8 +445,9 @@ class GpuAdmission:
         device_lock, budget = for_device(device)
         return cls(lock if lock is not None else device_lock, budget)
 
-    def memory(self, nbytes: int):
-        return self.budget.reserve(nbytes)
+    def memory(self, nbytes: int, first: int | None = None):
+        """A :class:`Reservation` of ``nbytes`` for the block, ``first`` of them until it grows (where given)."""
+        return self.budget.reserve(nbytes) if first is None else self.budget.reserve(nbytes, first=first)
 
     def try_memory(self, nbytes: int, timeout_s: float):
         """:meth:`memory`, waiting at most ``timeout_s``: yields whether it was reserved."""

@@ -77,6 +77,9 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
 #: same text; a real build leaves tens of MB)
 BUILD_FOLDER_LIMIT_BYTES = 1 << 30
 
+#: an evaluation's GPU memory until its candidate is built, in eager footprints (:meth:`Judge.build_memory_need`)
+BUILD_FOOTPRINTS = 2
+
 #: the float64 reference's GPU memory in eager footprints (:meth:`Judge.exact_memory_need`): twice the bytes of every
 #: tensor, and the wide trial's moved copy of the data with its largest changes beside the result
 EXACT_FOOTPRINTS = 3
@@ -114,7 +117,8 @@ class Judge:
             :class:`~kernelgym.judge.admission.SlicedHold`). Default on a GPU:
             the process-wide admission of that device (:meth:`GpuAdmission.for_device`), so judges in threads of
             one process coordinate without being told; each evaluation also reserves its estimated GPU memory
-            (:meth:`memory_need`) from that device's budget for its whole run.
+            from that device's budget for its whole run: :meth:`build_memory_need` while its candidate is built,
+            :meth:`memory_need` after.
         prestart_workers: keep fresh sandboxed workers started ahead (``True``: one; an int: that many), so a
             worker's start-up, its CUDA context included, is off the critical path; isolation is unchanged
             (:mod:`.launch`). They live until :meth:`close`.
@@ -207,6 +211,16 @@ class Judge:
         lent buffer and the runner's copy of it), the snapshots of one block of timed calls on both sides, plus
         1 GiB (:meth:`_footprints_need`: the bound cached per task; half the budget without it; 0 on the CPU)."""
         return self._footprints_need(task, 4 if self.device_transfer else 3, 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30))
+
+    def build_memory_need(self, task: Task) -> int:
+        """GPU bytes an evaluation of ``task`` holds until its candidate is built (:meth:`memory_need` after it:
+        :meth:`kernelgym.judge.session.Session.grow_memory`), runner and worker together: :data:`BUILD_FOOTPRINTS`
+        eager footprints (the reference's outputs of the first standard trial here; the model and its first forward
+        in the worker), the null calls' outputs (at most one block's snapshots) and 1 GiB; no more than
+        :meth:`memory_need`. Compiling needs no GPU, and the build held the whole reservation for 63% of the time
+        any was held in batch B (H100, 8b90b7c)."""
+        return min(self._footprints_need(task, BUILD_FOOTPRINTS, SNAPSHOT_BYTES["gpu"] + (1 << 30)),
+                   self.memory_need(task))
 
     def exact_memory_need(self, task: Task) -> int:
         """GPU bytes the float64 reference of ``task`` takes beside its evaluation, reserved only where it ran out
@@ -391,7 +405,8 @@ class Judge:
         }
         need = (self.admission.budget.capacity or 0) if memory_alone else self.memory_need(task)
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
-                          need, source, plan, exact_need=self.exact_memory_need(task))
+                          need, source, plan, exact_need=self.exact_memory_need(task),
+                          build_need=need if memory_alone else self.build_memory_need(task))
         timed = False
         try:
             session.send(json.dumps(request))

@@ -109,9 +109,12 @@ class Session:
 
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
                  result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
-                 source: str = "", plan=None, exact_need: int = 0):
+                 source: str = "", plan=None, exact_need: int = 0, build_need: int | None = None):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
+        #: GPU bytes held until the candidate is built (the rest of :attr:`memory_need` after, :meth:`grow_memory`)
+        self.build_need = memory_need if build_need is None else min(build_need, memory_need)
+        self._reservation = None
         self.source = source
         self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
         self.exact_need = exact_need  # GPU bytes of the float64 reference beside the evaluation (exact_room)
@@ -319,17 +322,28 @@ class Session:
         try:
             self.expect(Event.READY)
             asked = time.monotonic()
-            self.memory_hold.enter_context(self.admission.memory(self.memory_need))
+            first = self.build_need if self.build_need < self.memory_need else None
+            self._reservation = self.memory_hold.enter_context(self.admission.memory(self.memory_need, first=first))
             self.worker.end_context_hold()  # the reservation's need includes the worker's CUDA context
-            waited = time.monotonic() - asked
-            self.postpone(waited)
-            self.waited_s += waited  # reported as gpu_wait, beside the lock's waits, not hidden in start-up
-            self.result.durations["memory_wait"] = round(waited, 3)  # the part of gpu_wait that was memory
+            self._memory_waited(time.monotonic() - asked)
             with streams.own(self.reference.device):  # not behind the other evaluations' work (judge/streams.py)
                 self._gpu_stages(n_standard, n_outlier, n_recheck)
         finally:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
             self.result.durations["gpu_wait"] = round(self.waited_s, 3)
+
+    def _memory_waited(self, waited: float) -> None:
+        """Count ``waited`` seconds spent waiting for memory: the deadlines move on, reported as ``gpu_wait``
+        (beside the lock's waits, not hidden in a stage) and as its part ``memory_wait``."""
+        self.postpone(waited)
+        self.waited_s += waited
+        self.result.durations["memory_wait"] = round(self.result.durations.get("memory_wait", 0.0) + waited, 3)
+
+    def grow_memory(self) -> None:
+        """Hold the whole of :attr:`memory_need` from here on (the build held :attr:`build_need`), waiting for it
+        outside every GPU hold; the worker is idle meanwhile (it has answered ``loaded``)."""
+        if self._reservation is not None:
+            self._memory_waited(self._reservation.grow())
 
     def _gpu_stages(self, n_standard: int, n_outlier: int, n_recheck: int) -> None:
         """The GPU is held one step at a time (:meth:`gpu`): shared for the build and first forward, each trial and
@@ -340,6 +354,7 @@ class Session:
         with self.gpu(label="null_calls"), self.step("null_calls"):
             self.measure_null_overhead()
         self.build()
+        self.grow_memory()  # compiled: the trials and the timing need the whole reservation
         self.enter("correctness")
         wide = bool(n_outlier) and self.task.dtype in WIDE_TASK_DTYPES
         order = trial_order(n_standard, n_outlier, wide)
