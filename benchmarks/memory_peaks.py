@@ -9,10 +9,11 @@ process holds on the device: the runner (this process) and everything else (the 
 runs). Printed per task: its eager footprint bound, the budget's estimate, the highest runner, worker and combined
 figures seen, the runner allocator's own peak (``torch.cuda.max_memory_reserved``, exact where the polls are not),
 and the combined peak over the estimate; the combined peak until the candidate was built against
-``Judge.build_memory_need`` (what the evaluation holds until then); then the runner's allocated peak within each of the session's steps
-(:meth:`kernelgym.judge.session.Session.step`, nested steps counted in each enclosing one too; ``(between)``: outside
-every step), exact from the allocator's own peak, which shows where the runner's memory goes. Where that ratio stays well below 1 on every task, the estimate is loose
-and big tasks (L1/15: 39.6 GiB, so one at a time on an H100) could share a GPU; above 1, the budget overfills it.
+``Judge.build_memory_need`` (what the evaluation holds until then); then the runner's allocated peak within each of
+the session's steps (:meth:`kernelgym.judge.session.Session.step`, nested steps counted in each enclosing one too;
+``(between)``: outside every step), exact from the allocator's own peak, which shows where the runner's memory goes.
+Where that ratio stays well below 1 on every task, the estimate is loose and big tasks (L1/15: 39.6 GiB, so one at a
+time on an H100) could share a GPU; above 1, the budget overfills it.
 The polls miss short peaks (a dozen ms), so the figures are lower bounds. A task is not started where the last
 one's time would take the run past ``--budget-s``; the JSON is written again after every task.
 """
