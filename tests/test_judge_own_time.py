@@ -185,6 +185,26 @@ def test_the_float64_results_wait_for_gpu_memory_off_the_gpu_hold_for_a_bounded_
             assert not too_large.exact_room(room) and time.monotonic() - started < 0.2  # never beside its own
 
 
+def test_the_float64_results_take_free_memory_without_waiting_before_their_first_run(relu_task, tmp_path):
+    """Before the float64 reference first runs on the GPU, ``exact_room(room, wait_s=0)`` reserves its memory where
+    the budget has room for it now (so it never runs outside every reservation there), and otherwise returns at
+    once, holding nothing and keeping the step's GPU hold."""
+    from kernelgym.judge.admission import MemoryBudget, SharedExclusiveLock
+    from kernelgym.judge.session import ExactRoom
+
+    lock, budget = SharedExclusiveLock(), MemoryBudget(10)
+    with budget.reserve(4):  # the evaluation's own reservation
+        session = make_session(relu_task, lock, tmp_path, budget, memory_need=4, exact_need=5)
+        with session.gpu(label="trial"), ExactRoom() as room:
+            assert session.exact_room(room, wait_s=0.0) and budget.reserved == 9
+        assert budget.reserved == 4
+        with budget.reserve(3), session.gpu(label="trial"), ExactRoom() as room:  # 4 + 3 + 5 > 10
+            started = time.monotonic()
+            assert not session.exact_room(room, wait_s=0.0) and not room.reserved
+            assert time.monotonic() - started < 0.2 and budget.reserved == 7 and lock._sharers == 1
+            assert "exact_memory_wait" not in session.result.durations
+
+
 def test_a_float64_result_that_ran_out_of_gpu_memory_runs_there_again_once_the_memory_is_reserved(relu_task,
                                                                                                    tmp_path):
     """Out of GPU memory, the float64 model is tried on the GPU once more where ``make_room`` reserved the memory

@@ -935,3 +935,30 @@ def test_an_evaluation_holds_its_build_need_until_built_and_its_whole_need_after
     assert result.status == "ok", result.message
     assert seen[0] == ("build", 12) and {held for name, held in seen if name == "trial"} == {30}
     assert budget.reserved == 0 and budget.holders == 0
+
+
+@pytest.mark.timeout(300)
+def test_the_float64_reference_first_runs_inside_a_reservation_where_the_budget_has_room(tmp_path, relu_task,
+                                                                                        monkeypatch):
+    """A comparison that needs the float64 reference (a wrong candidate fails the plain check) reserves its memory
+    beside the evaluation's own before the float64 model first runs, where the budget has room for it then."""
+    from conftest import candidate
+    from kernelgym.judge.admission import MemoryBudget
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.judge.runner import Judge
+
+    budget, seen = MemoryBudget(100), []
+    monkeypatch.setattr(Judge, "memory_need", lambda self, task: 30)
+    monkeypatch.setattr(Judge, "build_memory_need", lambda self, task: 30)
+    monkeypatch.setattr(Judge, "exact_memory_need", lambda self, task: 20)
+    exact_outputs = ReferenceSide.exact_outputs
+
+    def watched(self, *args, **kwargs):
+        seen.append(budget.reserved)
+        return exact_outputs(self, *args, **kwargs)
+
+    monkeypatch.setattr(ReferenceSide, "exact_outputs", watched)
+    result = cpu_judge_with_budget(tmp_path, budget).evaluate(relu_task, candidate(expr="tl.maximum(x, 0.0) * 2.1"))
+    assert result.status == "incorrect", result.message
+    assert seen and set(seen) == {50}  # the evaluation's 30 and the float64 reference's 20
+    assert budget.reserved == 0 and budget.holders == 0

@@ -720,7 +720,8 @@ class Session:
         if not check.ok and self.task.check == "allclose" and _has_floating(refs):
             # the eager reference's own rounding is not the candidate's fault: elements within tolerance of the
             # float64 result pass too (kernelgym.judge.correctness); computed only when the plain check fails
-            with ExactRoom() as room:  # the float64 results' memory, where they had to wait for it
+            with ExactRoom() as room:  # the float64 results' memory, where it is free now or they had to wait for it
+                self.exact_room(room, wait_s=0.0)
                 make_room = functools.partial(self.exact_room, room)
                 with self.step("exact_reference"):  # its cost shows in durations, whoever made it needed
                     exacts = self.reference.exact_outputs(self.task, self.init_seed, seed, outlier,
@@ -732,23 +733,28 @@ class Session:
                 exacts = None  # freed before the reservation ends
         return check
 
-    def exact_room(self, room: ExactRoom) -> bool:
+    def exact_room(self, room: ExactRoom, wait_s: float = EXACT_MEMORY_WAIT_S) -> bool:
         """Reserve :attr:`exact_need` bytes of the memory budget beside the evaluation's own, into ``room`` (kept
-        until the comparison that needed the float64 results ends), waiting at most :data:`EXACT_MEMORY_WAIT_S`
-        off the GPU hold (:meth:`off_gpu`: others' steps, and the evaluations whose end frees the memory, go on).
-        Whether the memory is reserved now (also where ``room`` holds it already); ``False`` at once where it could
-        never be (no budget, or not beside this evaluation's own reservation). Asked only after the float64
-        reference ran out of GPU memory without it (:meth:`~kernelgym.judge.reference.ReferenceSide.exact_outputs`):
+        until the comparison that needed the float64 results ends), waiting at most ``wait_s`` off the GPU hold
+        (:meth:`off_gpu`: others' steps, and the evaluations whose end frees the memory, go on). Whether the memory
+        is reserved now (also where ``room`` holds it already); ``False`` at once where it could never be (no
+        budget, or not beside this evaluation's own reservation). Asked without waiting before the float64
+        reference first runs on the GPU, so that it runs inside a reservation wherever the budget has room for it
+        then (outside every reservation it could run other evaluations out of memory), and, where it ran out of
+        GPU memory without one (:meth:`~kernelgym.judge.reference.ReferenceSide.exact_outputs`), with the wait:
         then it runs on the GPU again, and on the host only where the wait or that fails."""
         capacity = self.admission.budget.capacity
         if room.reserved:
             return True
         if not capacity or not self.exact_need or self.memory_need + self.exact_need > capacity:
             return False
-        with self.off_gpu(), self.step("exact_memory_wait"):
-            granted = room.enter_context(self.admission.try_memory(self.exact_need, EXACT_MEMORY_WAIT_S))
-        room.reserved = granted
-        return granted
+        if wait_s <= 0:  # a look at the budget: nothing to give back or wait for
+            granted = room.enter_context(self.admission.try_memory(self.exact_need, 0.0))
+        else:
+            with self.off_gpu(), self.step("exact_memory_wait"):
+                granted = room.enter_context(self.admission.try_memory(self.exact_need, wait_s))
+        room.reserved = granted is not None
+        return room.reserved
 
     def _compare_wide(self, seed: int, refs: tuple, outs: tuple, atol: float, exacts: tuple,
                       make_room: Callable[[], bool] = lambda: False) -> TrialCheck:
