@@ -450,7 +450,8 @@ class GpuAdmission:
         return self.budget.reserve(nbytes) if first is None else self.budget.reserve(nbytes, first=first)
 
     def try_memory(self, nbytes: int, timeout_s: float):
-        """:meth:`memory`, waiting at most ``timeout_s``: yields whether it was reserved."""
+        """:meth:`memory`, waiting at most ``timeout_s``: yields the :class:`Reservation`, or ``None`` where it was
+        not made in time."""
         return self.budget.try_reserve(nbytes, timeout_s)
 
     def shared(self, label: str | None = None):
