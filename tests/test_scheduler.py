@@ -428,6 +428,14 @@ def test_a_reservation_tried_for_a_while_is_made_or_given_up_without_a_trace():
     assert budget.reserved == 0
 
 
+def recorded_reservations(budget) -> list[int]:
+    """The whole bytes of every reservation ``budget`` is asked for from now on, in order (a list that grows)."""
+    reserved: list[int] = []
+    reserve = budget.reserve
+    budget.reserve = lambda nbytes, first=None: (reserved.append(nbytes), reserve(nbytes, first=first))[1]
+    return reserved
+
+
 def cpu_judge_with_budget(tmp_path, budget):
     """A CPU judge whose evaluations reserve memory from ``budget`` as on a GPU (a real MemoryBudget)."""
     from kernelgym.judge.admission import GpuAdmission
@@ -449,10 +457,10 @@ def test_the_memory_reservation_ends_only_after_the_worker_is_dead(tmp_path, rel
         released_with: list[int] = []
 
         @contextlib.contextmanager
-        def reserve(self, nbytes):
-            with super().reserve(nbytes):
+        def reserve(self, nbytes, first=None):
+            with super().reserve(nbytes, first=first) as reservation:
                 try:
-                    yield
+                    yield reservation
                 finally:
                     self.released_with.append(len(bootstrap_workers() - earlier))
 
@@ -491,10 +499,10 @@ def test_waiting_for_gpu_memory_is_reported_as_gpu_wait(tmp_path, relu_task):
 
     class SlowBudget(MemoryBudget):  # another evaluation holds the memory for 1.5 s
         @contextlib.contextmanager
-        def reserve(self, nbytes):
+        def reserve(self, nbytes, first=None):
             time.sleep(1.5)
-            with super().reserve(nbytes):
-                yield
+            with super().reserve(nbytes, first=first) as reservation:
+                yield reservation
 
     result = cpu_judge_with_budget(tmp_path, SlowBudget(1 << 30)).evaluate(relu_task, GOOD)
     assert result.status == "ok", result.message
@@ -509,9 +517,7 @@ def test_running_out_of_gpu_memory_is_retried_once_with_the_memory_alone(tmp_pat
     from kernelgym.testing.candidates import indent, kernel_forward
 
     budget = MemoryBudget(1 << 30)
-    reserved: list[int] = []
-    reserve = budget.reserve
-    budget.reserve = lambda nbytes: (reserved.append(nbytes), reserve(nbytes))[1]
+    reserved = recorded_reservations(budget)
     judge = cpu_judge_with_budget(tmp_path, budget)
     oom = kernel_forward(indent('raise RuntimeError("CUDA out of memory. Tried to allocate 4.58 GiB")'))
     result = judge.evaluate(relu_task, oom)
@@ -763,10 +769,10 @@ def test_a_workers_cuda_context_is_counted_outside_until_its_evaluation_reserves
         outside_at_reserve: list[int] = []
 
         @contextlib.contextmanager
-        def reserve(self, nbytes):
+        def reserve(self, nbytes, first=None):
             self.outside_at_reserve.append(self.outside)
-            with super().reserve(nbytes):
-                yield
+            with super().reserve(nbytes, first=first) as reservation:
+                yield reservation
 
     budget = WatchedBudget(1 << 40)
     judge = cpu_judge_with_budget(tmp_path, budget)
@@ -795,9 +801,7 @@ def test_the_judges_own_out_of_memory_error_is_retried_alone_then_is_the_judges_
     from kernelgym.judge.admission import MemoryBudget
 
     budget = MemoryBudget(1 << 30)
-    reserved: list[int] = []
-    reserve = budget.reserve
-    budget.reserve = lambda nbytes: (reserved.append(nbytes), reserve(nbytes))[1]
+    reserved = recorded_reservations(budget)
     judge = cpu_judge_with_budget(tmp_path, budget)
     outputs, raised = judge.reference.outputs, []
 

@@ -447,7 +447,7 @@ class GpuAdmission:
 
     def memory(self, nbytes: int, first: int | None = None):
         """A :class:`Reservation` of ``nbytes`` for the block, ``first`` of them until it grows (where given)."""
-        return self.budget.reserve(nbytes) if first is None else self.budget.reserve(nbytes, first=first)
+        return self.budget.reserve(nbytes, first=first)
 
     def try_memory(self, nbytes: int, timeout_s: float):
         """:meth:`memory`, waiting at most ``timeout_s``: yields the :class:`Reservation`, or ``None`` where it was

@@ -112,8 +112,9 @@ class Session:
                  source: str = "", plan=None, exact_need: int = 0, build_need: int | None = None):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
-        #: GPU bytes held until the candidate is built (the rest of :attr:`memory_need` after, :meth:`grow_memory`)
-        self.build_need = memory_need if build_need is None else min(build_need, memory_need)
+        #: GPU bytes held until the candidate is built (the rest of :attr:`memory_need` after, :meth:`grow_memory`;
+        #: the budget holds no more than the whole at first)
+        self.build_need = memory_need if build_need is None else build_need
         self._reservation = None
         self.source = source
         self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
@@ -322,8 +323,8 @@ class Session:
         try:
             self.expect(Event.READY)
             asked = time.monotonic()
-            first = self.build_need if self.build_need < self.memory_need else None
-            self._reservation = self.memory_hold.enter_context(self.admission.memory(self.memory_need, first=first))
+            self._reservation = self.memory_hold.enter_context(self.admission.memory(self.memory_need,
+                                                                                     first=self.build_need))
             self.worker.end_context_hold()  # the reservation's need includes the worker's CUDA context
             self._memory_waited(time.monotonic() - asked)
             with streams.own(self.reference.device):  # not behind the other evaluations' work (judge/streams.py)
