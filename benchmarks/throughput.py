@@ -603,7 +603,21 @@ def figures_lines(label: str, fig: dict) -> list[str]:
             f"  eager figures by origin: {fig.get('eager_figures')}",
             f"  the judges' CPU s per evaluation (their processes, not the workers): {fig.get('cpu_s_per_evaluation')}"]
             + [f"  UNEXPECTED {u['variant']} {u['task']}: {u['status']}: {u['message'][:160]}"
-               for u in fig["unexpected"]])
+               for u in fig["unexpected"]]
+            + [line for i, prof in enumerate(fig.get("cpu_profile") or []) for line in cpu_profile_lines(i, prof)])
+
+
+def cpu_profile_lines(actor: int, prof: dict, top: int = 12) -> list[str]:
+    """An actor's :class:`~kernelgym.evaluators.cpu_sampler.CpuSampler` profile, readable: totals, the interpreter
+    lock's wait, CPU by thread group, the ``top`` functions by self and by inclusive CPU seconds."""
+    groups = ", ".join(f"{k} {v}" for k, v in list(prof["thread_cpu_s"].items())[:8])
+    return ([f"  actor {actor} CPU profile: {prof['process_cpu_s']} CPU s in {prof['wall_s']} s wall, "
+             f"{prof['sampled_cpu_s']} charged to Python stacks ({prof['samples']} samples, sampler "
+             f"{prof['sampler_cpu_s']} s); interpreter lock wait ms p50/p95/max {prof['gil_wait_ms']['p50']}/"
+             f"{prof['gil_wait_ms']['p95']}/{prof['gil_wait_ms']['max']}",
+             f"    by thread group (CPU s): {groups}", "    self CPU s:"]
+            + [f"      {v:8.3f}  {k}" for k, v in prof["self"][:top]] + ["    inclusive CPU s:"]
+            + [f"      {v:8.3f}  {k}" for k, v in prof["inclusive"][:top]])
 
 
 def summary_line(name: str, out: dict) -> str:
@@ -667,6 +681,8 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
             say(f"== pool batch {name} on {gpus} GPU(s): {len(items)} candidates, profile {args.profile}")
             interrupted = False
             cpu_before = pool.cpu_seconds()
+            if args.cpu_profile:
+                pool.cpu_profile_start(args.cpu_profile)
             try:
                 runs, t0, t1 = run_pool_batch(pool, items, args.profile)
             except Interrupted:  # the figures of what finished by now (later answers are not counted), no more phases
@@ -681,6 +697,8 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
                 say(f"warning: an actor's GPU hold log is full ({ACTOR_HOLDS}); busy shares are under-counted")
             report[name][key] = summarize(runs, t1 - t0, gpus, holds, t0, t1)
             report[name][key]["cpu_s_per_evaluation"] = cpu_per_evaluation(cpu_before, pool.cpu_seconds(), runs)
+            if args.cpu_profile:
+                report[name][key]["cpu_profile"] = pool.cpu_profile_stop()
             report[name]["rows" if key == "pool" else f"{key}_rows"] = [r.row() for r in runs]
             report[name]["timing_meaningful"] = all(r.result.timing_meaningful for r in runs
                                                     if r.result is not None and r.result.status == "ok")
@@ -859,6 +877,9 @@ def main() -> int:
     ap.add_argument("--device-transfer", action="store_true",
                     help="hand outputs over in device memory (kernelgym.judge.device_transfer): the default on a GPU "
                          "anyway; KERNELGYM_DEVICE_TRANSFER=0 sends them through host files")
+    ap.add_argument("--cpu-profile", type=float, default=0.0, metavar="INTERVAL_S",
+                    help="sample where each actor's process spends its CPU every INTERVAL_S during each pool batch "
+                         "(kernelgym.evaluators.cpu_sampler; e.g. 0.01): top functions, interpreter lock wait")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     plan = pool_plan(args.gpus, args.concurrency)  # a malformed --gpus or --concurrency ends the run here

@@ -124,6 +124,17 @@ def _actor_class():
             times = os.times()
             return times.user + times.system
 
+        def cpu_profile_start(self, interval_s: float) -> None:
+            """Start sampling where this process's CPU goes (:class:`~kernelgym.evaluators.cpu_sampler.CpuSampler`)."""
+            from kernelgym.evaluators.cpu_sampler import CpuSampler
+
+            self.sampler = CpuSampler(interval_s)
+            self.sampler.start()
+
+        def cpu_profile_stop(self) -> dict:
+            """The profile since :meth:`cpu_profile_start` (``CpuSampler.stop``)."""
+            return self.sampler.stop()
+
         def hardware_json(self) -> str:
             from kernelgym.hardware import detect
 
@@ -363,6 +374,19 @@ class RayEvalPool:
         import ray
 
         return ray.get([a.cpu_seconds.remote() for a in self.actors])
+
+    def cpu_profile_start(self, interval_s: float = 0.01) -> None:
+        """Start sampling, in every actor's process, where its CPU goes and how long its threads wait for the
+        interpreter lock (:class:`~kernelgym.evaluators.cpu_sampler.CpuSampler`; for measuring)."""
+        import ray
+
+        ray.get([a.cpu_profile_start.remote(interval_s) for a in self.actors])
+
+    def cpu_profile_stop(self) -> list[dict]:
+        """Per actor, its profile since :meth:`cpu_profile_start` (``CpuSampler.stop``'s dict)."""
+        import ray
+
+        return ray.get([a.cpu_profile_stop.remote() for a in self.actors])
 
     def actor_info(self) -> list[dict]:
         import ray
