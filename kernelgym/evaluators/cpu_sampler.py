@@ -5,8 +5,9 @@ a sample releases it), it reads every Python thread's CPU clock (``pthread_getcp
 (``sys._current_frames``), and charges the CPU seconds the thread used since the last sample to that stack: the
 innermost function as *self*, every distinct function on the stack as *inclusive*. So the profile is in CPU seconds,
 not sample counts; a thread blocked on a lock, a pipe or the interpreter lock uses no CPU and is charged nothing.
-Work done between two samples is charged to where the thread stands at the second, so functions much shorter than
-the interval are seen only statistically.
+Work done between two samples is charged to where the thread stands at the second: a thread that works, then
+blocks (a pipe's poll, a lock) before the next sample has that work charged to the blocking call. Inclusive figures
+of the callers above both are right; self figures of blocking calls are inflated by the work just before them.
 
 The sampler also measures the interpreter lock's latency: how long after its timed wait ended each wake-up got the
 lock back (``gil_wait_ms``, median, p95 and max). Every Python thread waits about that long whenever it gives the

@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_HEADER = 1 << 20
+#: bytes a read of the result channel asks for beyond what the frame needs. ``os.read`` allocates what it asks for:
+#: asking for 1 MiB took 17 us a read against 1.1 us for 64 KiB, for frames of 200 bytes (this project's CPU
+#: machine); an evaluation reads its channel about 40 times on the CPU
+READ_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,7 @@ class FrameReader:
             ready = poller.poll(min(remaining, 0.5) * 1000)
             if not ready:
                 continue
-            chunk = os.read(self.fd, max(need - len(self._buf), 1 << 20))
+            chunk = os.read(self.fd, max(need - len(self._buf), READ_CHUNK))
             if not chunk:
                 self.eof = True
                 raise EOFError("the worker closed its result channel")
