@@ -146,7 +146,8 @@ def _actor_class():
             cap = torch.cuda.get_device_capability(0) if self.device != "cpu" else None
             return {"pid": os.getpid(), "device": self.device,
                     "arch": f"{cap[0]}.{cap[1]}" if cap else None,
-                    "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "torch_threads": torch.get_num_threads()}
+                    "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "torch_threads": torch.get_num_threads(),
+                    "runner_sync": os.environ.get("KERNELGYM_RUNNER_SYNC")}
 
     return GpuEvaluator
 

@@ -25,7 +25,7 @@ import traceback
 import weakref
 from pathlib import Path
 
-from kernelgym.judge import gpu_memory, guards, policy
+from kernelgym.judge import gpu_memory, guards, host_sync, policy
 from kernelgym.judge.admission import GPU_MEMORY_SHARE, GpuAdmission, NoBudget
 from kernelgym.judge.batch import BatchPlan
 from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
@@ -137,6 +137,9 @@ class Judge:
         self.on_cpu = self.device == "cpu"
         # a misspelt method (or KERNELGYM_TIMING_METHOD) fails here, not in the first timed block
         self.timing_method = check_method(timing_method or TIMING_METHOD)
+        #: the runner context's scheduling flags where KERNELGYM_RUNNER_SYNC asks (a misspelt value fails here)
+        self.host_sync_flags = None if self.on_cpu else host_sync.apply_asked(self.device)
+        host_sync.asked()
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
