@@ -7,7 +7,12 @@ process: ``auto`` (CUDA's default), ``spin``, ``yield`` or ``blocking`` (the thr
 the GPU is done: no core burnt, a wake-up's latency added to each wait). Only the runner's process is set; a
 worker's context (the candidate's timing) is left as CUDA makes it. Unset, nothing is changed.
 
-This changes how the host waits, never what is measured: the judge's timings are CUDA events on the GPU.
+Not a default, and not for figures that are compared: the runner times the eager reference from a start event to
+an end event recorded after a device-wide synchronize returns (docs/ARCHITECTURE.md, Timing), so under ``blocking``
+the reference's calls also carry a sleeping thread's wake-up, while the candidate's worker still spins. That makes
+eager slower and speedups larger by the wake-up's latency (a few to tens of microseconds a call: a bias for short
+kernels). It is a switch for measuring what the spinning costs the host (``benchmarks/throughput.py
+--cpu-profile``), before a design that sleeps outside timed calls only.
 """
 
 from __future__ import annotations
