@@ -250,3 +250,33 @@ def test_the_null_calls_reference_outputs_are_kept_only_for_a_first_standard_tri
     result = judge.evaluate(relu_task, GOOD)
     assert result.status == "ok", result.message
     assert held[0] == (0, "standard", True) and not any(kept for _, _, kept in held[1:]), held
+
+
+def test_a_plans_kept_outputs_are_counted_by_the_budget_until_closed_or_collected(relu_task):
+    """Kept reference outputs outlive the evaluation that computed them: the budget counts them outside its
+    reservations while the plan keeps them, and stops when the plan is closed (an actor dropping an old plan) or
+    collected (a local batch's plans)."""
+    import gc
+
+    import torch
+
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget = MemoryBudget(1 << 30)
+    plan = BatchPlan(relu_task, max_bytes=3 * 4096)
+    kept = plan.outputs(lambda: (torch.zeros(1024),), seed=1, outlier=0, budget=budget)
+    assert budget.outside == 4096 == plan.kept_bytes
+    assert plan.outputs(lambda: pytest.fail("computed twice"), seed=1, outlier=0, budget=budget) is kept
+    plan.outputs(lambda: (torch.zeros(1024),), seed=2, outlier=0, budget=budget)
+    plan.outputs(lambda: (torch.zeros(4096),), seed=3, outlier=0, budget=budget)  # beyond max_bytes: not kept
+    assert budget.outside == 8192 == plan.kept_bytes
+    plan.close()
+    assert budget.outside == 0 and plan.kept_bytes == 0
+    plan.close()  # idempotent
+    assert budget.outside == 0
+    again = BatchPlan(relu_task)
+    again.outputs(lambda: (torch.zeros(1024),), seed=1, outlier=0, budget=budget)
+    assert budget.outside == 4096
+    del again
+    gc.collect()
+    assert budget.outside == 0

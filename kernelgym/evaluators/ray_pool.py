@@ -98,7 +98,7 @@ def _actor_class():
                 if key not in self.plans:
                     self.plans[key] = BatchPlan(task)
                     while len(self.plans) > ACTOR_PLANS:
-                        self.plans.popitem(last=False)
+                        self.plans.popitem(last=False)[1].close()  # its outputs leave the budget's count now
                 self.plans.move_to_end(key)
                 return self.plans[key]
 

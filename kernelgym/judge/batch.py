@@ -19,11 +19,15 @@ sandboxed worker with a private ``/tmp``, scratch and transfer folder, every ten
 and a candidate that learned the trials' outputs from anywhere would still be caught by the timed calls it is
 compared on, whose inputs no earlier candidate saw (``tests/test_batch.py``). The reference's outputs stay in the
 runner, on the device, while the plan lives, up to ``max_bytes`` (outputs beyond it are computed afresh each time).
+They outlive the evaluation that computed them, so where a memory budget is given they are counted as held outside
+every reservation (:meth:`~kernelgym.judge.admission.MemoryBudget.hold_outside`) until the plan is closed or
+collected: four plans of 2 GiB each were beside the reservations uncounted before.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 
 from kernelgym.judge.inputs import secret_seed
 
@@ -44,6 +48,8 @@ class BatchPlan:
         self._bytes = 0
         self._lock = threading.Lock()
         self.computed = 0  # reference forwards run for this plan (for tests and benchmarks)
+        self._holds: list = []  # the budget's outside holds of the kept outputs
+        self._release = weakref.finalize(self, _release_all, self._holds)
 
     def check_task(self, task) -> None:
         if task.key != self.task_key:
@@ -82,9 +88,11 @@ class BatchPlan:
         with self._lock:
             return len(self._baselines)
 
-    def outputs(self, compute, seed: int, outlier: int) -> tuple:
+    def outputs(self, compute, seed: int, outlier: int, budget=None) -> tuple:
         """The reference's outputs for ``seed``: ``compute()`` the first time (under the plan's lock, so concurrent
-        evaluations of the batch wait for one forward instead of each running it), kept while within budget."""
+        evaluations of the batch wait for one forward instead of each running it), kept while within ``max_bytes``
+        and then counted by ``budget`` (a :class:`~kernelgym.judge.admission.MemoryBudget`, where given) until
+        :meth:`close`."""
         key = (int(seed), int(outlier))
         with self._lock:
             kept = self._outputs.get(key)
@@ -96,4 +104,25 @@ class BatchPlan:
             if self._bytes + size <= self.max_bytes:
                 self._outputs[key] = refs
                 self._bytes += size
+                if budget is not None:
+                    self._holds.append(budget.hold_outside(size))
             return refs
+
+    @property
+    def kept_bytes(self) -> int:
+        """Bytes of the reference outputs the plan keeps."""
+        with self._lock:
+            return self._bytes
+
+    def close(self) -> None:
+        """Drop the kept outputs and release their holds (idempotent; also done when the plan is collected). The
+        plan still serves its seeds and eager figures; outputs asked for later are computed and kept again."""
+        with self._lock:
+            self._outputs.clear()
+            self._bytes = 0
+            _release_all(self._holds)
+
+
+def _release_all(holds: list) -> None:
+    while holds:
+        holds.pop().release()

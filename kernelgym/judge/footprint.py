@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from kernelgym.tasks import Task
 
 
-def footprint_bound(task: Task) -> tuple[int, bool]:
-    """Bytes of the inputs, parameters and all operator outputs of one forward at the default shapes (traced on
-    the meta device), and whether the forward could be traced (else: inputs and parameters only)."""
+class Footprint(NamedTuple):
+    """One forward's memory at the default shapes: ``total`` bytes of the inputs, parameters and every operator
+    output; ``outputs`` bytes of the forward's own outputs (those the judge keeps, copies and hands over); whether
+    the forward could be ``traced`` (else ``total`` counts inputs and parameters only, ``outputs`` is 0)."""
+
+    total: int
+    outputs: int
+    traced: bool
+
+
+def footprint(task: Task) -> Footprint:
+    """The :class:`Footprint` of ``task`` (traced on the meta device)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
@@ -33,7 +44,14 @@ def footprint_bound(task: Task) -> tuple[int, bool]:
     counter = CountOutputs()
     try:
         with torch.no_grad(), counter:
-            model(*inputs)
+            out = model(*inputs)
     except (NotImplementedError, RuntimeError):
-        return base, False
-    return base + counter.total, True
+        return Footprint(base, 0, False)
+    return Footprint(base + counter.total, nbytes(tree_flatten(out)[0]), True)
+
+
+def footprint_bound(task: Task) -> tuple[int, bool]:
+    """Bytes of the inputs, parameters and all operator outputs of one forward at the default shapes (traced on
+    the meta device), and whether the forward could be traced (else: inputs and parameters only)."""
+    total, _, traced = footprint(task)
+    return total, traced

@@ -80,6 +80,16 @@ BUILD_FOLDER_LIMIT_BYTES = 1 << 30
 #: an evaluation's GPU memory until its candidate is built, in eager footprints (:meth:`Judge.build_memory_need`)
 BUILD_FOOTPRINTS = 2
 
+#: copies of the forward's own outputs an evaluation holds beyond its footprints (:meth:`Judge.memory_need`), and
+#: until built (:meth:`Judge.build_memory_need`). The outputs are what the runner keeps, copies and compares: on an
+#: H100 (ca010d6) the elementwise tasks whose outputs are half their 9.16 GiB footprint (L1/15, L1/17, L1/19) took
+#: 51.5 GiB whole and 24.3 until built against 39.6 and 20.3 reserved, and with both processes over their
+#: reservation, batch B's rows of L1/15 and L2/20 ran out of memory (twenty-ninth session, docs/BENCHMARKS.md);
+#: these cover those figures (53.4 and 24.9 GiB), and add little where outputs are small (L1/14: 0.54 GiB to 5.6;
+#: L2/20: 1.5 to 14.0)
+OUTPUT_COPIES = 3
+BUILD_OUTPUT_COPIES = 1
+
 #: the float64 reference's GPU memory in eager footprints (:meth:`Judge.exact_memory_need`): twice the bytes of every
 #: tensor, and the wide trial's moved copy of the data with its largest changes beside the result
 EXACT_FOOTPRINTS = 3
@@ -148,7 +158,7 @@ class Judge:
             self.admission = GpuAdmission.none() if gpu_lock is None else GpuAdmission(gpu_lock, NoBudget())
         else:
             self.admission = GpuAdmission.for_device(self.device, gpu_lock)
-        self._footprints: dict[str, int | None] = {}  # task key -> its footprint bound (:meth:`_footprints_need`)
+        self._footprints: dict = {}  # task key -> its Footprint, or None (:meth:`_footprints_need`)
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self._versions: dict[str, str] | None = None
         self._hardware = None
@@ -209,21 +219,23 @@ class Judge:
 
     def memory_need(self, task: Task) -> int:
         """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
-        times the eager footprint bound of :func:`kernelgym.judge.footprint.footprint_bound` (inputs and their
-        copy, outputs, the reference's own run), once more when outputs are handed over in device memory (the
-        lent buffer and the runner's copy of it), the snapshots of one block of timed calls on both sides, plus
-        1 GiB (:meth:`_footprints_need`: the bound cached per task; half the budget without it; 0 on the CPU)."""
-        return self._footprints_need(task, 4 if self.device_transfer else 3, 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30))
+        times the eager footprint bound of :func:`kernelgym.judge.footprint.footprint` (inputs and their copy,
+        outputs, the reference's own run), once more when outputs are handed over in device memory (the lent
+        buffer and the runner's copy of it), :data:`OUTPUT_COPIES` times the forward's own outputs, the snapshots
+        of one block of timed calls on both sides, plus 1 GiB (:meth:`_footprints_need`: the footprint cached per
+        task; half the budget without it; 0 on the CPU)."""
+        return self._footprints_need(task, 4 if self.device_transfer else 3, 2 * SNAPSHOT_BYTES["gpu"] + (1 << 30),
+                                     outputs=OUTPUT_COPIES)
 
     def build_memory_need(self, task: Task) -> int:
         """GPU bytes an evaluation of ``task`` holds until its candidate is built (:meth:`memory_need` after it:
         :meth:`kernelgym.judge.session.Session.grow_memory`), runner and worker together: :data:`BUILD_FOOTPRINTS`
         eager footprints (the reference's outputs of the first standard trial here; the model and its first forward
         in the worker), the null calls' outputs (at most one block's snapshots) and 1 GiB; no more than
-        :meth:`memory_need`. Compiling needs no GPU, and the build held the whole reservation for 63% of the time
+        :meth:`memory_need`, and :data:`BUILD_OUTPUT_COPIES` times the forward's own outputs. Compiling needs no GPU, and the build held the whole reservation for 63% of the time
         any was held in batch B (H100, 8b90b7c)."""
-        return min(self._footprints_need(task, BUILD_FOOTPRINTS, SNAPSHOT_BYTES["gpu"] + (1 << 30)),
-                   self.memory_need(task))
+        return min(self._footprints_need(task, BUILD_FOOTPRINTS, SNAPSHOT_BYTES["gpu"] + (1 << 30),
+                                         outputs=BUILD_OUTPUT_COPIES), self.memory_need(task))
 
     def exact_memory_need(self, task: Task) -> int:
         """GPU bytes the float64 reference of ``task`` takes beside its evaluation, reserved only where it ran out
@@ -232,23 +244,24 @@ class Judge:
         its largest changes) plus 1 GiB; half the budget when the bound cannot be had; 0 on the CPU."""
         return self._footprints_need(task, EXACT_FOOTPRINTS, 1 << 30)
 
-    def _footprints_need(self, task: Task, footprints: int, extra: int) -> int:
-        """``footprints`` times the eager footprint bound of ``task`` plus ``extra`` bytes: 0 on the CPU, half the
-        budget where the bound cannot be had (:func:`kernelgym.judge.footprint.footprint_bound`, cached per task)."""
+    def _footprints_need(self, task: Task, footprints: int, extra: int, outputs: int = 0) -> int:
+        """``footprints`` times the eager footprint bound of ``task``, ``outputs`` times its forward's own outputs,
+        plus ``extra`` bytes: 0 on the CPU, half the budget where the footprint cannot be had
+        (:func:`kernelgym.judge.footprint.footprint`, cached per task)."""
         if self.on_cpu:
             return 0
         key = task.key
         if key not in self._footprints:
             try:
-                from kernelgym.judge.footprint import footprint_bound
+                from kernelgym.judge.footprint import footprint
 
-                self._footprints[key] = footprint_bound(task)[0]
+                self._footprints[key] = footprint(task)
             except Exception:  # noqa: BLE001
                 self._footprints[key] = None
-        footprint = self._footprints[key]
-        if footprint is None:
+        measured = self._footprints[key]
+        if measured is None:
             return (self.admission.budget.capacity or 0) // 2
-        return footprints * footprint + extra
+        return footprints * measured.total + outputs * measured.outputs + extra
 
     # -- stages on the trusted side -----------------------------------------------------------------------
     def _stage_format(self, result: EvalResult, text: str) -> str:

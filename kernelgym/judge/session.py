@@ -627,8 +627,8 @@ class Session:
             return refs
 
         with self.step("reference"):
-            return self.plan.outputs(compute, seed, outlier) if self.plan is not None and self.plan.issued(seed) \
-                else compute()
+            return self.plan.outputs(compute, seed, outlier, budget=self.admission.budget) \
+                if self.plan is not None and self.plan.issued(seed) else compute()
 
     def compare(self, seed: int, outlier: int, where: str, trial: dict | None = None, refs: tuple | None = None) \
             -> None:
