@@ -280,3 +280,36 @@ def test_a_plans_kept_outputs_are_counted_by_the_budget_until_closed_or_collecte
     del again
     gc.collect()
     assert budget.outside == 0
+
+
+def test_a_failed_sessions_tensors_are_freed_before_the_runner_gives_its_cached_memory_back(judge, relu_task,
+                                                                                              monkeypatch):
+    """A verdict raised inside a comparison carries that frame's tensors in its traceback until the caller has
+    handled it: the runner drops them (and the session's kept outputs) before it gives its allocator's unused
+    memory back, else their blocks stay cached outside every reservation."""
+    import weakref
+
+    import torch
+
+    from kernelgym.judge.reference import ReferenceSide
+    from kernelgym.judge.session import Session
+    from kernelgym.judge.verdict import Verdict
+
+    alive: list[bool] = []
+    held: list = []
+
+    def failing_compare(self, seed, outlier, where, trial=None, refs=None):
+        outputs = (torch.ones(1 << 16),)  # a frame local, as a comparison's outputs are
+        held.append(weakref.ref(outputs[0]))
+        self._early_refs = (seed, (torch.ones(1 << 16),))  # kept by the session between steps
+        held.append(weakref.ref(self._early_refs[1][0]))
+        raise Verdict("incorrect", f"{where}: wrong")
+
+    def recording_release(self, min_unused=0):
+        alive.append(any(ref() is not None for ref in held))
+
+    monkeypatch.setattr(Session, "compare", failing_compare)
+    monkeypatch.setattr(ReferenceSide, "release_cached_memory", recording_release)
+    result = judge.evaluate(relu_task, GOOD, profile="quick")
+    assert result.status == "incorrect", result.message
+    assert held and alive == [False], alive

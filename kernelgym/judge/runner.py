@@ -108,6 +108,18 @@ def raised_where(exc: BaseException, frames: int = 3) -> str:
     return f"raised at {where}" if where else "raised where no frame was kept"
 
 
+
+def drop_traceback_locals(exc: BaseException | None) -> None:
+    """Clear the local variables of the finished frames in ``exc``'s traceback, and in those of the exceptions it
+    was raised from or during (``None``: nothing). The frames' code and line numbers stay (where an error was
+    raised can still be said); the tensors the frames held are freed now rather than when the caller drops the
+    exception."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+
 class Judge:
     """Evaluates candidates for tasks on one device. Thread-compatible, not thread-safe: one evaluation at a time.
 
@@ -424,6 +436,7 @@ class Judge:
                           need, source, plan, exact_need=self.exact_memory_need(task),
                           build_need=need if memory_alone else self.build_memory_need(task))
         timed = False
+        failed: BaseException | None = None  # what ends the session, if anything (its traceback's frames are cleared)
         try:
             session.send(json.dumps(request))
             if mode == "build":
@@ -433,6 +446,7 @@ class Judge:
                 session.run(prof.trials, prof.outlier_trials, n_recheck)
                 timed = True
         except Verdict as verdict:
+            failed = verdict
             if self.admission.budget.capacity is not None and (self._out_of_gpu_memory(verdict, result)
                                                                or OUT_OF_GPU_MEMORY.search(worker.log_tail())):
                 try:  # while the worker still lives
@@ -445,6 +459,9 @@ class Judge:
                     first = errors.splitlines()[0].strip()
                     verdict.message = f"{verdict.message[:200]}; first compiler error: {first[:300]}"
                     result.log_tail = "First compiler errors:\n" + errors
+            raise
+        except BaseException as exc:
+            failed = exc
             raise
         finally:
             # before the log is read, so all it printed is there; with the GPU held shared, because a CUDA
@@ -460,6 +477,14 @@ class Judge:
                     self._offer_baseline(result, prof, session)
             finally:
                 try:
+                    # the session's tensors are dropped first: a verdict raised in a comparison keeps that frame's
+                    # outputs alive through its traceback until the caller has handled it, after this release, and
+                    # their blocks then stayed cached here outside every reservation (one way the runner can hold far
+                    # more than its reservations: a retried L1/15 row found it holding 64.4 GiB with the budget to
+                    # itself, H100, docs/BENCHMARKS.md, twenty-ninth session)
+                    session.drop_outputs()
+                    drop_traceback_locals(failed)
+                    failed = None  # no cycle through this frame
                     with self.admission.shared("teardown"):
                         # the memory this process's allocator keeps cached but unused goes back to the driver as
                         # the reservation ends: the reference's outputs and the copies of the candidate's would

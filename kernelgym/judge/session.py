@@ -333,6 +333,12 @@ class Session:
             self.result.durations[self.stage_name] = round(time.monotonic() - self.stage_started, 3)
             self.result.durations["gpu_wait"] = round(self.waited_s, 3)
 
+    def drop_outputs(self) -> None:
+        """Forget the outputs the session keeps between its steps (the null calls' reference outputs, a random
+        task's first draw), so their memory can go back before the session object itself is dropped."""
+        self._early_refs = None
+        self._first_draw = None
+
     def _memory_waited(self, waited: float) -> None:
         """Count ``waited`` seconds spent waiting for memory: the deadlines move on, reported as ``gpu_wait``
         (beside the lock's waits, not hidden in a stage) and as its part ``memory_wait``."""
