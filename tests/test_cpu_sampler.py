@@ -45,6 +45,8 @@ def test_cpu_goes_to_the_spinning_function_and_none_to_the_waiting_one():
     assert charged(prof["inclusive"], "wait_on_lock") < 0.05, prof
     assert prof["process_cpu_s"] >= prof["sampled_cpu_s"] > 0.3, prof
     assert prof["samples"] > 10
+    # both threads were born after start: the kernel's account of them, whole, by name (the numbers made N)
+    assert prof["thread_cpu_s"].get("spin_in_python-N", 0) > 0.3, prof["thread_cpu_s"]
 
 
 def test_the_interpreter_lock_wait_grows_with_a_thread_that_never_releases_it():

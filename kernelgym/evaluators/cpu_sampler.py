@@ -13,9 +13,9 @@ The sampler also measures the interpreter lock's latency: how long after its tim
 lock back (``gil_wait_ms``, median, p95 and max). Every Python thread waits about that long whenever it gives the
 lock up (each blocking call), so it is the cost the process's Python work imposes on each of its threads.
 
-At :meth:`start` and :meth:`stop` it reads ``/proc/self/task`` for every thread's CPU time, so threads Python did not
-start (CUDA's, Ray's, torch's) are counted too, by kernel name as ``native:<name>``; per thread name (digits
-dropped, so one pool's threads add up) the CPU seconds used in between are reported.
+Per thread name (numbers dropped, so one pool's threads add up) it reports the CPU seconds used in between: for
+Python threads what the samples charged them; for threads Python did not start (CUDA's, Ray's, torch's), named
+``native:<kernel name>``, the kernel's account in ``/proc/self/task`` at :meth:`start` and :meth:`stop`.
 """
 
 from __future__ import annotations
@@ -90,9 +90,12 @@ class CpuSampler:
         self.self_cpu: collections.Counter = collections.Counter()
         self.inclusive_cpu: collections.Counter = collections.Counter()
         self.gil_waits: list[float] = []
-        self._last_cpu: dict[int, float] = {}  # thread ident -> its CPU clock at the last sample
+        #: (ident, native id) -> the thread's CPU clock at the last sample (an ended thread's ident is reused)
+        self._last_cpu: dict[tuple, float] = {}
         self._kernel_start: dict[int, tuple[str, float]] = {}
         self._names: dict[int, str] = {}  # native id -> Python thread name, for every thread seen
+        self._python_cpu: collections.Counter = collections.Counter()  # native id -> CPU seconds charged
+        self._native_id = 0  # the sampler thread's
         self._process_cpu_start = 0.0
         self._wall_start = 0.0
         self._sampler_cpu = 0.0
@@ -111,13 +114,14 @@ class CpuSampler:
         for thread in threading.enumerate():
             cpu = _thread_cpu(thread.ident)
             if cpu is not None:
-                self._last_cpu[thread.ident] = cpu
+                self._last_cpu[thread.ident, thread.native_id] = cpu
         times = os.times()
         self._process_cpu_start, self._wall_start = times.user + times.system, time.monotonic()
         self._thread = threading.Thread(target=self._loop, name="kernelgym-cpu-sampler", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
+        self._native_id = threading.get_native_id()
         cpu0 = time.thread_time()
         while True:
             asleep = time.monotonic()
@@ -138,10 +142,12 @@ class CpuSampler:
             cpu = _thread_cpu(thread.ident)
             if cpu is None:
                 continue
-            used = cpu - self._last_cpu.get(thread.ident, 0.0)  # a thread born since the last sample: from zero
-            self._last_cpu[thread.ident] = cpu
+            key = thread.ident, thread.native_id
+            used = cpu - self._last_cpu.get(key, 0.0)  # a thread born since the last sample: from zero
+            self._last_cpu[key] = cpu
             if used <= 0:
                 continue
+            self._python_cpu[thread.native_id] += used
             frame = frames[thread.ident]
             self.self_cpu[frame_key(frame.f_code)] += used
             seen = set()
@@ -156,9 +162,10 @@ class CpuSampler:
     def stop(self) -> dict:
         """Stop sampling and return the profile (JSON-ready): ``samples``, ``interval_s``, ``wall_s``,
         ``process_cpu_s`` (all threads, from ``os.times``), ``sampled_cpu_s`` (what the samples charged to Python
-        stacks), ``sampler_cpu_s`` (the sampler's own thread), ``thread_cpu_s`` (per thread-name group, from the
-        kernel, the threads alive at both ends; threads that came and went in between are in ``process_cpu_s``
-        only), ``gil_wait_ms`` (``p50``, ``p95``, ``max`` of the wake-ups' waits), ``self`` and ``inclusive``
+        stacks), ``sampler_cpu_s`` (the sampler's own thread), ``thread_cpu_s`` (per thread-name group: Python
+        threads by what the samples charged them, ended ones included; other threads by the kernel's account of
+        those alive at the end, those born since :meth:`start` counted whole), ``gil_wait_ms`` (``p50``, ``p95``,
+        ``max`` of the wake-ups' waits), ``self`` and ``inclusive``
         (``[function, CPU seconds]``, the ``top`` largest). Raises ``RuntimeError`` if not running."""
         if self._thread is None:
             raise RuntimeError("the sampler is not running")
@@ -167,10 +174,14 @@ class CpuSampler:
         self._thread = None
         times = os.times()
         per_group: collections.Counter = collections.Counter()
-        for tid, (comm, cpu) in kernel_threads().items():
-            if tid in self._kernel_start and self._kernel_start[tid][0] == comm:
-                name = self._names.get(tid, f"native:{comm}")
-                per_group[group_name(name)] += cpu - self._kernel_start[tid][1]
+        for tid, used in self._python_cpu.items():  # Python threads: what the samples charged, ended ones too
+            per_group[group_name(self._names[tid])] += used
+        for tid, (comm, cpu) in kernel_threads().items():  # the others: the kernel's account
+            if tid in self._names or tid == self._native_id:
+                continue
+            start = self._kernel_start.get(tid)
+            per_group[group_name(f"native:{comm}")] += cpu - start[1] if start is not None and start[0] == comm \
+                else cpu  # born since: all of it
         waits = sorted(self.gil_waits)
         return {"samples": self.samples, "interval_s": self.interval_s,
                 "wall_s": round(time.monotonic() - self._wall_start, 3),
