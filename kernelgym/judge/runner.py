@@ -159,9 +159,9 @@ class Judge:
         self.on_cpu = self.device == "cpu"
         # a misspelt method (or KERNELGYM_TIMING_METHOD) fails here, not in the first timed block
         self.timing_method = check_method(timing_method or TIMING_METHOD)
-        #: the runner context's scheduling flags where KERNELGYM_RUNNER_SYNC asks (a misspelt value fails here)
+        host_sync.asked()  # a misspelt KERNELGYM_RUNNER_SYNC fails here, on any device
+        #: the runner context's scheduling flags where KERNELGYM_RUNNER_SYNC asks for them (None: left as CUDA has them)
         self.host_sync_flags = None if self.on_cpu else host_sync.apply_asked(self.device)
-        host_sync.asked()
         self.static_checks = static_checks
         self.memory_limit_bytes = memory_limit_bytes
         self.min_kernel_coverage = min_kernel_coverage
