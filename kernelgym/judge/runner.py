@@ -243,9 +243,9 @@ class Judge:
         """GPU bytes an evaluation of ``task`` holds until its candidate is built (:meth:`memory_need` after it:
         :meth:`kernelgym.judge.session.Session.grow_memory`), runner and worker together: :data:`BUILD_FOOTPRINTS`
         eager footprints (the reference's outputs of the first standard trial here; the model and its first forward
-        in the worker), the null calls' outputs (at most one block's snapshots) and 1 GiB; no more than
-        :meth:`memory_need`, and :data:`BUILD_OUTPUT_COPIES` times the forward's own outputs. Compiling needs no GPU, and the build held the whole reservation for 63% of the time
-        any was held in batch B (H100, 8b90b7c)."""
+        in the worker), :data:`BUILD_OUTPUT_COPIES` times the forward's own outputs, the null calls' outputs (at
+        most one block's snapshots) and 1 GiB; no more than :meth:`memory_need`. Compiling needs no GPU, and the
+        build held the whole reservation for 63% of the time any was held in batch B (H100, 8b90b7c)."""
         return min(self._footprints_need(task, BUILD_FOOTPRINTS, SNAPSHOT_BYTES["gpu"] + (1 << 30),
                                          outputs=BUILD_OUTPUT_COPIES), self.memory_need(task))
 
