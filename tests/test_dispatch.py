@@ -56,6 +56,21 @@ def test_a_later_item_that_fits_passes_one_that_does_not():
     assert queue.take(need_of) == ("big3", 40 * GIB)
 
 
+def test_memory_held_outside_the_reservations_leaves_less_room():
+    """Spare workers' contexts and a batch plan's kept outputs are counted by the budget outside its reservations:
+    an item that fits beside the running needs but not beside those too is passed by one that fits."""
+    held = [0]
+    table = {"running": 1 * GIB, "large": 6 * GIB, "small": 2 * GIB}
+    need_of, _ = needs(table)
+    for outside, expected in ((0, "large"), (4 * GIB, "small")):
+        held[0] = outside
+        queue = MemoryAwareQueue(10 * GIB, clock=Clock(), outside=lambda: held[0])
+        for item in table:
+            queue.put(item)
+        assert queue.take(need_of)[0] == "running"
+        assert queue.take(need_of)[0] == expected, outside
+
+
 def test_the_first_in_line_is_passed_for_at_most_the_bound():
     clock = Clock()
     queue = MemoryAwareQueue(100 * GIB, pass_bound_s=10.0, clock=clock)

@@ -12,8 +12,10 @@ evaluations it has started and that have not ended, so a later one that fits pas
 evaluation is passed for at most ``pass_bound_s``: once it has been first in line that long, it is the next one
 started whether it fits or not (it then waits in the memory budget, whose own bypass rule bounds its wait from
 there). Where nothing queued fits, the first in line starts, as in plain arrival order. Without a memory budget (the
-CPU) the order is arrival order. The needs counted are this queue's own evaluations only; the memory budget, shared by
-every judge of the process, stays what enforces the GPU's memory.
+CPU) the order is arrival order. The needs counted are this queue's own evaluations and, where the queue is given
+the budget's count of memory held outside its reservations (``outside``: spare workers' CUDA contexts, a batch
+plan's kept reference outputs, about 10 GiB at 8 evaluations at once with their spares), that too; the memory
+budget, shared by every judge of the process, stays what enforces the GPU's memory.
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ def device_memory_capacity(device: str) -> int | None:
     return for_device(device)[1].capacity
 
 
+def device_memory_outside(device: str) -> Callable[[], int] | None:
+    """A reading of the bytes ``device``'s GPU memory budget counts outside its reservations now (for
+    :class:`MemoryAwareQueue`'s ``outside``), ``None`` on the CPU."""
+    if not str(device).startswith("cuda"):
+        return None
+    from kernelgym.judge.admission import for_device
+
+    budget = for_device(device)[1]
+    return lambda: budget.outside
+
+
 class MemoryAwareQueue:
     """Queued items with GPU memory needs, taken as the module says. Thread-safe.
 
@@ -45,13 +58,16 @@ class MemoryAwareQueue:
         pass_bound_s: longest the first item in line is passed by later ones (default: the memory budget's
             :data:`~kernelgym.judge.admission.MEMORY_BYPASS_BOUND_S`).
         clock: seconds, monotonic (tests give their own).
+        outside: bytes held outside the budget's reservations now (``lambda: budget.outside``), counted against
+            the room; ``None``: none counted.
     """
 
     def __init__(self, capacity: int | None, pass_bound_s: float = MEMORY_BYPASS_BOUND_S,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, outside: Callable[[], int] | None = None):
         self.capacity = int(capacity or 0)
         self.pass_bound_s = float(pass_bound_s)
         self._clock = clock
+        self._outside = outside
         self._lock = threading.Lock()
         self._queued: OrderedDict[int, Any] = OrderedDict()  # ticket -> item, in arrival order
         self._needs: dict[int, int] = {}  # ticket -> need, once asked for
@@ -76,7 +92,7 @@ class MemoryAwareQueue:
             first, since = self._head
             chosen = first
             if self.capacity and self.running_need and self._clock() - since < self.pass_bound_s:
-                room = self.capacity - self.running_need
+                room = self.capacity - self.running_need - (int(self._outside()) if self._outside else 0)
                 chosen = next((t for t in self._queued if self._need(t, need_of) <= room), first)
             need = self._need(chosen, need_of) if self.capacity else 0
             item = self._queued.pop(chosen)
@@ -125,14 +141,14 @@ class SlotGate:
 
     Args:
         slots: callers inside at once.
-        capacity, pass_bound_s, clock: as :class:`MemoryAwareQueue`'s.
+        capacity, pass_bound_s, clock, outside: as :class:`MemoryAwareQueue`'s.
     """
 
     def __init__(self, slots: int, capacity: int | None, pass_bound_s: float = MEMORY_BYPASS_BOUND_S,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, outside: Callable[[], int] | None = None):
         if slots < 1:
             raise ValueError(f"a gate needs at least one slot, got {slots}")
-        self.queue = MemoryAwareQueue(capacity, pass_bound_s, clock)
+        self.queue = MemoryAwareQueue(capacity, pass_bound_s, clock, outside)
         self._lock = threading.Lock()
         self._free = list(range(slots))  # slot numbers not held
 
