@@ -28,22 +28,18 @@ import sys
 import threading
 import time
 
+from kernelgym.judge.process import name_and_cpu
+
 _TASKS = "/proc/self/task"
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def kernel_threads() -> dict[int, tuple[str, float]]:
     """``{native thread id: (kernel name, CPU seconds so far)}`` for every thread of this process (from /proc)."""
     out = {}
     for name in os.listdir(_TASKS):
-        try:
-            with open(f"{_TASKS}/{name}/stat") as f:
-                text = f.read()
-        except OSError:  # the thread ended between the listing and the read
-            continue
-        comm = text[text.index("(") + 1:text.rindex(")")]
-        fields = text[text.rindex(")") + 2:].split()
-        out[int(name)] = (comm, (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS)
+        stat = name_and_cpu(f"{_TASKS}/{name}/stat")
+        if stat is not None:  # else the thread ended between the listing and the read
+            out[int(name)] = stat
     return out
 
 

@@ -28,25 +28,17 @@ from typing import Any, Callable
 from kernelgym.judge.admission import MEMORY_BYPASS_BOUND_S
 
 
-def device_memory_capacity(device: str) -> int | None:
-    """The capacity of ``device``'s GPU memory budget (every judge of the process on it shares the budget,
-    :func:`kernelgym.judge.admission.for_device`), ``None`` on the CPU."""
+def device_memory(device: str) -> dict[str, Any]:
+    """``capacity`` and ``outside`` for a :class:`MemoryAwareQueue` or :class:`SlotGate` on ``device``: its GPU
+    memory budget's capacity and a reading of what that budget holds outside its reservations now (every judge of
+    the process on the device shares the budget, :func:`kernelgym.judge.admission.for_device`); both ``None`` on
+    the CPU."""
     if not str(device).startswith("cuda"):
-        return None
-    from kernelgym.judge.admission import for_device
-
-    return for_device(device)[1].capacity
-
-
-def device_memory_outside(device: str) -> Callable[[], int] | None:
-    """A reading of the bytes ``device``'s GPU memory budget counts outside its reservations now (for
-    :class:`MemoryAwareQueue`'s ``outside``), ``None`` on the CPU."""
-    if not str(device).startswith("cuda"):
-        return None
+        return {"capacity": None, "outside": None}
     from kernelgym.judge.admission import for_device
 
     budget = for_device(device)[1]
-    return lambda: budget.outside
+    return {"capacity": budget.capacity, "outside": lambda: budget.outside}
 
 
 class MemoryAwareQueue:

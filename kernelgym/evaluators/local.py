@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from kernelgym.evaluators.base import Evaluator, Item, batch_plans, default_workers
-from kernelgym.evaluators.dispatch import MemoryAwareQueue, device_memory_capacity, device_memory_outside
+from kernelgym.evaluators.dispatch import MemoryAwareQueue, device_memory
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
@@ -111,8 +111,7 @@ class LocalEvaluator:
             self.max_workers = max_workers or default_workers()
             self._judges = ThreadJudges(device=self.device, cache_dir=cache_dir, **judge_kwargs)
         self._executor: ThreadPoolExecutor | None = None
-        self._queue = MemoryAwareQueue(None if judge is not None else device_memory_capacity(self.device),
-                                       outside=None if judge is not None else device_memory_outside(self.device))
+        self._queue = MemoryAwareQueue(**(device_memory(self.device) if judge is None else {"capacity": None}))
         self._lock = threading.Lock()
         self._in_flight = 0  # evaluations running on the pool's threads (:meth:`close` with ``abort``)
         self._aborted = False  # closed with ``abort``: no more work

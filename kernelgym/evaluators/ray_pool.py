@@ -72,7 +72,7 @@ def _actor_class():
         def __init__(self, judge_kwargs: dict, slots: int):
             import torch
 
-            from kernelgym.evaluators.dispatch import SlotGate, device_memory_capacity, device_memory_outside
+            from kernelgym.evaluators.dispatch import SlotGate, device_memory
             from kernelgym.evaluators.local import ThreadJudges
             from kernelgym.judge.admission import SharedExclusiveLock
 
@@ -82,8 +82,7 @@ def _actor_class():
             self.judges = ThreadJudges(device=self.device, gpu_lock=self.lock, **judge_kwargs)
             #: ``slots`` evaluations at once, one judge per slot; the calls beyond them (the pool keeps more in
             #: flight) wait at the gate, which starts next the first whose memory need fits (evaluators/dispatch.py)
-            self.gate = SlotGate(slots, device_memory_capacity(self.device),
-                                 outside=device_memory_outside(self.device))
+            self.gate = SlotGate(slots, **device_memory(self.device))
             self.plans: collections.OrderedDict = collections.OrderedDict()  # (batch id, task key) -> BatchPlan
             self.plans_lock = threading.Lock()
 

@@ -36,11 +36,16 @@ def asked() -> str | None:
     return value
 
 
-def _driver():
+def _device(ordinal: int):
+    """The driver library, initialised, and device ``ordinal``'s handle (``OSError`` without a driver)."""
     try:
-        return ctypes.CDLL("libcuda.so.1")
+        cuda = ctypes.CDLL("libcuda.so.1")
     except OSError as exc:
         raise OSError(f"{ENV} needs the CUDA driver (libcuda.so.1): {exc}") from exc
+    dev = ctypes.c_int()
+    _check(cuda.cuInit(0), "cuInit")
+    _check(cuda.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
+    return cuda, dev
 
 
 def _check(code: int, what: str) -> None:
@@ -48,15 +53,16 @@ def _check(code: int, what: str) -> None:
         raise OSError(f"{what} failed with CUDA driver error {code}")
 
 
-def primary_flags(ordinal: int) -> tuple[int, bool]:
-    """The primary context's flags on device ``ordinal`` and whether it is active (``OSError`` without a driver)."""
-    cuda = _driver()
-    _check(cuda.cuInit(0), "cuInit")
-    dev, flags, active = ctypes.c_int(), ctypes.c_uint(), ctypes.c_int()
-    _check(cuda.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
+def _flags(cuda, dev) -> tuple[int, bool]:
+    flags, active = ctypes.c_uint(), ctypes.c_int()
     _check(cuda.cuDevicePrimaryCtxGetState(dev, ctypes.byref(flags), ctypes.byref(active)),
            "cuDevicePrimaryCtxGetState")
     return flags.value, bool(active.value)
+
+
+def primary_flags(ordinal: int) -> tuple[int, bool]:
+    """The primary context's flags on device ``ordinal`` and whether it is active (``OSError`` without a driver)."""
+    return _flags(*_device(ordinal))
 
 
 def apply(mode: str, ordinal: int) -> int:
@@ -64,13 +70,11 @@ def apply(mode: str, ordinal: int) -> int:
     flags; returns the flags read back. ``ValueError`` for an unknown mode, ``OSError`` where the driver refuses."""
     if mode not in MODES:
         raise ValueError(f"unknown host sync mode {mode!r}: expected one of {', '.join(MODES)}")
-    cuda = _driver()
-    flags, _ = primary_flags(ordinal)
-    dev = ctypes.c_int()
-    _check(cuda.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
+    cuda, dev = _device(ordinal)
+    flags, _ = _flags(cuda, dev)
     setter = getattr(cuda, "cuDevicePrimaryCtxSetFlags_v2", None) or cuda.cuDevicePrimaryCtxSetFlags
     _check(setter(dev, (flags & ~_SCHED_MASK) | MODES[mode]), "cuDevicePrimaryCtxSetFlags")
-    return primary_flags(ordinal)[0]
+    return _flags(cuda, dev)[0]
 
 
 def apply_asked(device: str) -> int | None:

@@ -251,6 +251,16 @@ def folder_bytes(folder, limit_entries: int = 100_000, exclude: frozenset = froz
 _TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def name_and_cpu(path: str) -> tuple[str, float] | None:
+    """The command name and CPU seconds (user and system) in a ``/proc`` ``stat`` file, or ``None`` if gone."""
+    text = read_proc(path)
+    if text is None:
+        return None
+    head, _, rest = text.rpartition(")")
+    fields = rest.split()
+    return head.partition("(")[2], (int(fields[11]) + int(fields[12])) / _TICKS_PER_S
+
+
 def cpu_seconds(pids) -> float:
     """CPU time (user and system, all threads, and reaped children's) of the processes ``pids`` together; a
     process that is gone counts 0."""

@@ -32,6 +32,7 @@ from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
 from kernelgym.judge.device_transfer import available as device_transfer_available
 from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
+from kernelgym.judge.footprint import Footprint, footprint
 from kernelgym.judge.gpu_compile import enabled as gpu_compile_enabled
 from kernelgym.judge.inputs import secret_seed
 from kernelgym.judge.launch import StartedWorker, WorkerLauncher
@@ -108,7 +109,6 @@ def raised_where(exc: BaseException, frames: int = 3) -> str:
     return f"raised at {where}" if where else "raised where no frame was kept"
 
 
-
 def drop_traceback_locals(exc: BaseException | None) -> None:
     """Clear the local variables of the finished frames in ``exc``'s traceback, and in those of the exceptions it
     was raised from or during (``None``: nothing). The frames' code and line numbers stay (where an error was
@@ -119,6 +119,7 @@ def drop_traceback_locals(exc: BaseException | None) -> None:
         seen.add(id(exc))
         traceback.clear_frames(exc.__traceback__)
         exc = exc.__cause__ or exc.__context__
+
 
 class Judge:
     """Evaluates candidates for tasks on one device. Thread-compatible, not thread-safe: one evaluation at a time.
@@ -170,7 +171,7 @@ class Judge:
             self.admission = GpuAdmission.none() if gpu_lock is None else GpuAdmission(gpu_lock, NoBudget())
         else:
             self.admission = GpuAdmission.for_device(self.device, gpu_lock)
-        self._footprints: dict = {}  # task key -> its Footprint, or None (:meth:`_footprints_need`)
+        self._footprints: dict[str, Footprint | None] = {}  # task key -> its footprint (:meth:`_footprints_need`)
         self.cache_dir = Path(cache_dir or os.environ.get("KERNELGYM_CACHE", Path.home() / ".cache" / "kernelgym"))
         self._versions: dict[str, str] | None = None
         self._hardware = None
@@ -265,8 +266,6 @@ class Judge:
         key = task.key
         if key not in self._footprints:
             try:
-                from kernelgym.judge.footprint import footprint
-
                 self._footprints[key] = footprint(task)
             except Exception:  # noqa: BLE001
                 self._footprints[key] = None
