@@ -10,7 +10,8 @@
 #   run, the rows the runner's wall-clock bound raised), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
 #   session's collection before its first episode; 0: no collection); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
 #   arguments of throughput.py, e.g. "--plain 4 --fidelity 10", or "--concurrency 8,12": a pool phase per level, each with TP_BUDGET_S: set TP_TIMEOUT, the whole part's limit), TP_EXTRA_S (s past the budget before the part is
-#   stopped, default 60: the fidelity phase runs after the pool's budget; 8 fidelity rows did not finish in 60 s) (throughput);
+#   stopped, default 60: the fidelity phase runs after the pool's budget; 8 fidelity rows did not finish in 60 s), TP_TAG (a suffix
+#   of the part's result files: two runs in one call, e.g. the second with TP_ARGS="... --order input", keep both) (throughput);
 #   REP_PROFILE, REP_BUDGET_S, REP_PATTERN (repeats: profile, seconds, task ids);
 #   CUDA_TIMEOUT (s, default 540: run the part alone), CUDA_SERIAL (solutions built one at a time first), CUDA_ONLY (task ids, comma-separated) (cuda);
 #   SV_ARGS (more arguments of streaming_variants.py), SV_TIMEOUT (s, default 150) (streaming);
@@ -62,7 +63,7 @@ fi
 if run throughput; then
   timeout ${TP_TIMEOUT:-$(( ${TP_BUDGET_S:-480} + ${TP_EXTRA_S:-60} ))} python3 benchmarks/throughput.py --batch ${TP_BATCH:-both} --budget-s ${TP_BUDGET_S:-480} \
     ${TP_DEVICE_TRANSFER:+--device-transfer} ${TP_ARGS:-} \
-    --json "$OUT/throughput.json" 2>&1 | grep -v USDT | tee "$OUT/throughput.txt"
+    --json "$OUT/throughput${TP_TAG:-}.json" 2>&1 | grep -v USDT | tee "$OUT/throughput${TP_TAG:-}.txt"
 fi
 if run cuda; then
   timeout ${CUDA_TIMEOUT:-540} python3 benchmarks/cuda_solutions.py --concurrency 12 --serial ${CUDA_SERIAL:-1} ${CUDA_ONLY:+--only "$CUDA_ONLY"} \

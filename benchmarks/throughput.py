@@ -339,41 +339,48 @@ class Run:
 
 
 class TimedPool(RayEvalPool):
-    """A :class:`RayEvalPool` that notes when each submission was accepted and answered, prints each result as it
-    comes, and accepts nothing after ``deadline`` (the skipped item's future holds None)."""
+    """A :class:`RayEvalPool` that notes when each evaluation was accepted and answered, prints each result as it
+    comes, and starts nothing after ``deadline`` (the skipped item's future holds None). Items are matched to their
+    runs by task and text as the pool starts them, in whatever order it submits them (``evaluate_many`` feeds tasks
+    in :class:`~kernelgym.evaluators.order.TaskFeeder`'s order unless ``interleave`` is off); the pool must not
+    deduplicate (``dedupe=False``)."""
 
     def __init__(self, *args, deadline: float = math.inf, **kwargs):
         super().__init__(*args, **kwargs)
+        if self.dedupe:
+            raise ValueError("TimedPool matches each evaluation to its item: give it dedupe=False")
         self.deadline = deadline
         self.runs: list[Run] = []
-        self._next_run = 0
+        self._unstarted: dict[tuple[str, str], collections.deque] = {}
+        self._runs_lock = threading.Lock()
         self.batch_started = 0.0
 
     def start(self, items: list[Item]) -> None:
-        """Expect ``items`` as the next submissions, in order (``evaluate_many`` submits in input order)."""
-        self.runs, self._next_run = [Run(item) for item in items], 0
+        """Expect ``items`` as the next evaluations (in any order)."""
+        self.runs = [Run(item) for item in items]
+        self._unstarted = collections.defaultdict(collections.deque)
+        for run in self.runs:
+            self._unstarted[(run.item.task.key, run.item.text)].append(run)
         self.batch_started = time.monotonic()
 
-    def submit(self, task, text, **kwargs) -> cf.Future:
-        run, self._next_run = self.runs[self._next_run], self._next_run + 1
+    def _run(self, task, text, *args, **kwargs):
+        """The pool's evaluation on its own thread, timed from when the pool accepted it (a thread of the pool's
+        starts it at once: it has one per evaluation in flight)."""
+        with self._runs_lock:
+            run = self._unstarted[(task.key, text)].popleft()
         if time.monotonic() >= self.deadline:  # skipped: never evaluated, its run keeps no times
-            future: cf.Future = cf.Future()
-            future.set_result(None)
-            return future
-        future = super().submit(task, text, **kwargs)
+            return None
         run.submitted = time.monotonic()
-        future.add_done_callback(lambda f: self._finished(run, f))
-        return future
-
-    def _finished(self, run: Run, future: cf.Future) -> None:
-        run.done = time.monotonic()
-        if future.exception() is not None:  # the pool's own failure, not a verdict: the item counts as not evaluated
-            say(f"error: {run.item.task.id} {run.item.variant}: {future.exception()!r}")
-            return
-        run.result = future.result()
+        try:
+            result = super()._run(task, text, *args, **kwargs)
+        except BaseException as exc:  # the pool's own failure, not a verdict: the item counts as not evaluated
+            run.done = time.monotonic()
+            say(f"error: {run.item.task.id} {run.item.variant}: {exc!r}")
+            raise
+        run.done, run.result = time.monotonic(), result
         finished = sum(1 for r in self.runs if r.result is not None)
-        say(f"[{finished}/{len(self.runs)} {time.monotonic() - self.batch_started:6.1f}s] "
-            + progress_line(run))
+        say(f"[{finished}/{len(self.runs)} {time.monotonic() - self.batch_started:6.1f}s] " + progress_line(run))
+        return result
 
 
 def progress_line(run: Run) -> str:
@@ -390,21 +397,15 @@ def progress_line(run: Run) -> str:
             f" service {run.service_s or 0:.1f}s{turnaround}{why}")
 
 
-def run_pool_batch(pool: TimedPool, items: list[Item], profile: str) -> tuple[list[Run], float, float]:
-    """All ``items`` in one ``evaluate_many`` call; returns the runs and the batch's start and end."""
+def run_pool_batch(pool: TimedPool, items: list[Item], profile: str,
+                   interleave: bool = True) -> tuple[list[Run], float, float]:
+    """All ``items`` in one ``evaluate_many`` call (``interleave``: the pool's task feeder picks the order, else
+    input order); returns the runs and the batch's start and end."""
     pool.start(items)
     t0 = time.monotonic()
-    pool.evaluate_many([(it.task, it.text) for it in items], profile=profile)
-    _wait_for_callbacks(pool.runs)
+    pool.evaluate_many([(it.task, it.text) for it in items], profile=profile, interleave=interleave)
     done = [r.done for r in pool.runs if r.result is not None]
     return pool.runs, t0, max(done) if done else time.monotonic()
-
-
-def _wait_for_callbacks(runs: list[Run], timeout: float = 10.0) -> None:
-    """Done-callbacks run just after a future's waiters wake: give the last ones a moment."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end and any(r.submitted is not None and r.done is None for r in runs):
-        time.sleep(0.01)
 
 
 def run_alone(judge, items: list[Item], profile: str, deadline: float, known: dict[int, Run] | None = None,
@@ -673,7 +674,7 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
     aborting = False
     try:
         gpus = pool.num_actors
-        say(f"pool: {gpus} actor(s) {pool.actor_info()}, {concurrency} evaluations each at once")
+        say(f"pool: {gpus} actor(s) {pool.actor_info()}, {concurrency} evaluations each at once, order {args.order}")
         for name, items in batches.items():
             if time.monotonic() >= deadline:
                 say(f"pool {name}: skipped (budget)")
@@ -684,7 +685,7 @@ def pool_phase(batches: dict[str, list[Item]], args, deadline: float, report: di
             if args.cpu_profile:
                 pool.cpu_profile_start(args.cpu_profile)
             try:
-                runs, t0, t1 = run_pool_batch(pool, items, args.profile)
+                runs, t0, t1 = run_pool_batch(pool, items, args.profile, args.order == "fed")
             except Interrupted:  # the figures of what finished by now (later answers are not counted), no more phases
                 interrupted, t0, t1 = True, pool.batch_started, time.monotonic()
                 runs = [r if r.done is not None and r.done <= t1 else Run(r.item, submitted=r.submitted)
@@ -880,6 +881,9 @@ def main() -> int:
     ap.add_argument("--cpu-profile", type=float, default=0.0, metavar="INTERVAL_S",
                     help="sample where each actor's process spends its CPU every INTERVAL_S during each pool batch "
                          "(kernelgym.evaluators.cpu_sampler; e.g. 0.01): top functions, interpreter lock wait")
+    ap.add_argument("--order", choices=("fed", "input"), default="fed",
+                    help="the pool's submission order: fed (default: kernelgym.evaluators.order.TaskFeeder, light "
+                         "tasks beside heavy ones) or input (the batch's own order, each task's samples together)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     plan = pool_plan(args.gpus, args.concurrency)  # a malformed --gpus or --concurrency ends the run here

@@ -58,6 +58,21 @@ def test_n_candidates_in_n_results_out_in_order(pool, relu_task):
     assert sorted(unordered) == [0, 1, 2]
 
 
+@pytest.mark.slow
+def test_a_batch_of_two_tasks_fed_out_of_input_order_comes_back_in_input_order(pool, relu_task):
+    """The pool's task feeder submits the heavier task's samples first (kernelgym.evaluators.order); the results
+    still come back in input order, with ``interleave`` and without."""
+    from kernelgym.tasks import load_tasks
+
+    heavy = load_tasks().get("L1/15_relu")  # far above the test task's footprint; a text without code fails fast
+    items = [(relu_task, GOOD), (heavy, "no code"), (relu_task, candidate(expr="x")), (heavy, "no code, again")]
+    for interleave in (True, False):
+        results = pool.evaluate_many(items, interleave=interleave)
+        assert [(r.task_id, r.status) for r in results] == [
+            (relu_task.id, "ok"), (heavy.id, "compile_error"), (relu_task.id, "incorrect"),
+            (heavy.id, "compile_error")], interleave
+
+
 def test_identical_candidates_are_evaluated_once(pool, relu_task):
     text = GOOD.replace("256", "512")
     before = pool.stats["deduplicated"]

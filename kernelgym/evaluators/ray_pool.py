@@ -225,21 +225,11 @@ class RayEvalPool:
         task with the same ``batch_id`` share a batch plan on the actor that runs them (the reference paid once)."""
         policy.check(torch_policy)
         key = self._key(task, text, backend, profile, torch_policy)
-        with self._lock:
-            hit = self._memo.get(key) if self.dedupe else None
-            if hit is not None:
-                self.stats["deduplicated"] += 1
-                self._memo.move_to_end(key)
-                return _copy_future(hit)
+        hit = self._deduplicated(key)
+        if hit is not None:
+            return hit
         self._slots.acquire()
-        future = self._executor.submit(self._run, task, text, backend, profile, torch_policy, batch_id)
-        future.add_done_callback(lambda _: self._slots.release())
-        if self.dedupe:
-            with self._lock:
-                self._memo[key] = future
-                while len(self._memo) > 4096:
-                    self._memo.popitem(last=False)
-        return future
+        return self._submit_holding_slot(key, task, text, backend, profile, torch_policy, batch_id)
 
     def evaluate(self, task: Task, text: str, *, backend: str = "triton", profile="quick",
                  torch_policy: str = policy.DEFAULT) -> EvalResult:
@@ -247,18 +237,43 @@ class RayEvalPool:
         return self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy).result()
 
     def evaluate_many(self, items: Iterable[tuple], *, backend: str = "triton", profile="quick",
-                      torch_policy: str = policy.DEFAULT,
-                      ordered: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
+                      torch_policy: str = policy.DEFAULT, ordered: bool = True,
+                      interleave: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
         """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
-        as they complete."""
+        as they complete. ``interleave``: each free slot gets the item :class:`~kernelgym.evaluators.order.TaskFeeder`
+        picks (the task under way with the fewest in flight; light tasks beside heavy ones); else items are
+        submitted in input order."""
         from kernelgym.evaluators.base import repeated_task_keys
 
+        from kernelgym.evaluators.order import TaskFeeder
+
+        policy.check(torch_policy)
         items = list(items)
         repeated = repeated_task_keys(task for task, _ in items)  # tasks that occur more than once share a plan
         batch_id = uuid.uuid4().hex
-        futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
-                               batch_id=batch_id if task.key in repeated else None)
-                   for task, text in items]
+        futures: list[cf.Future] = [None] * len(items)  # type: ignore[list-item]
+        if not interleave:
+            for i, (task, text) in enumerate(items):
+                futures[i] = self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
+                                         batch_id=batch_id if task.key in repeated else None)
+        else:
+            feeder = TaskFeeder([task for task, _ in items])
+            while True:
+                self._slots.acquire()  # the choice is made once a slot is free, on what is in flight then
+                i = feeder.next()
+                if i is None:
+                    self._slots.release()
+                    break
+                task, text = items[i]
+                key = self._key(task, text, backend, profile, torch_policy)
+                hit = self._deduplicated(key)
+                if hit is not None:
+                    self._slots.release()
+                else:
+                    hit = self._submit_holding_slot(key, task, text, backend, profile, torch_policy,
+                                                    batch_id if task.key in repeated else None)
+                hit.add_done_callback(lambda _, i=i: feeder.done(i))
+                futures[i] = hit
         if ordered:
             return [f.result() for f in futures]
         index = {f: i for i, f in enumerate(futures)}
@@ -285,6 +300,28 @@ class RayEvalPool:
             ray.kill(actor)
 
     # -- internals -----------------------------------------------------------------------------------------
+    def _deduplicated(self, key: str) -> cf.Future | None:
+        """A copy of the future of an identical submission still remembered (with ``dedupe``), else ``None``."""
+        with self._lock:
+            hit = self._memo.get(key) if self.dedupe else None
+            if hit is None:
+                return None
+            self.stats["deduplicated"] += 1
+            self._memo.move_to_end(key)
+            return _copy_future(hit)
+
+    def _submit_holding_slot(self, key: str, task: Task, text: str, backend: str, profile, torch_policy: str,
+                             batch_id: str | None) -> cf.Future:
+        """Start one evaluation on a slot of ``max_in_flight`` the caller has acquired (released when it ends)."""
+        future = self._executor.submit(self._run, task, text, backend, profile, torch_policy, batch_id)
+        future.add_done_callback(lambda _: self._slots.release())
+        if self.dedupe:
+            with self._lock:
+                self._memo[key] = future
+                while len(self._memo) > 4096:
+                    self._memo.popitem(last=False)
+        return future
+
     def _key(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> str:
         name = profile if isinstance(profile, str) else repr(profile)
         parts = (task.id, task.digest, backend, name, torch_policy, text)
