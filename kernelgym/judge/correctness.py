@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from kernelgym.judge import fused_compare
+
 
 @dataclass
 class TrialCheck:
@@ -86,7 +88,9 @@ def all_finite(values: tuple) -> bool:
 def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", index: int = 0,
                    exact=None, again=None, allowance: "RowAllowance | None" = None) -> TrialCheck:
     """Compare one output tensor against the reference, on the reference's device, :data:`CHUNK` elements at a
-    time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed). With
+    time (``out`` may live elsewhere, e.g. on the CPU after its transfer; each chunk is moved as needed; where all
+    are on one GPU and no ``allowance`` is given, each chunk's figures come from one pass of a kernel,
+    :mod:`kernelgym.judge.fused_compare`, with the same verdict and figures). With
     ``exact`` (same shape, any floating dtype), an element also passes within tolerance of it (module docstring),
     that tolerance widened by ``allowance`` (absolute, per row; the wide trial's, module docstring).
     ``again``: for ``statistical``, further independent draws of the reference on the same input (a sequence of
@@ -124,7 +128,20 @@ def compare_tensor(ref, out, atol: float, rtol: float, check: str = "allclose", 
     worst, worst_excess, worst_got, worst_expected = 0, -float("inf"), 0.0, 0.0
     chaotic = allowance.chaotic if allowance is not None and exact_flat is not None else None
     beyond = None if chaotic is None else torch.zeros(chaotic.numel(), dtype=torch.int64, device=chaotic.device)
+    fused = allowance is None and fused_compare.usable(ref_flat, out_flat, exact_flat)
     for start in range(0, ref_flat.numel(), CHUNK):
+        if fused:  # one pass of a kernel; the torch path below where NaN/Inf positions differ (its message)
+            figures = fused_compare.chunk_figures(
+                ref_flat[start:start + CHUNK], out_flat[start:start + CHUNK],
+                None if exact_flat is None else exact_flat[start:start + CHUNK], atol, rtol)
+            if figures is not None and not figures.nonfinite_mismatch:
+                n_bad += figures.n_bad
+                max_abs, max_rel = max(max_abs, figures.max_abs), max(max_rel, figures.max_rel)
+                if figures.max_excess > worst_excess:
+                    worst, worst_excess = start + figures.worst, figures.max_excess
+                    worst_got = float(out_flat[worst].item())
+                    worst_expected = float(ref_flat[worst].item())
+                continue
         r = ref_flat[start:start + CHUNK].to(torch.float64)
         o = out_flat[start:start + CHUNK].to(device=r.device).to(torch.float64)
         if floating:
