@@ -881,9 +881,9 @@ def main() -> int:
     ap.add_argument("--cpu-profile", type=float, default=0.0, metavar="INTERVAL_S",
                     help="sample where each actor's process spends its CPU every INTERVAL_S during each pool batch "
                          "(kernelgym.evaluators.cpu_sampler; e.g. 0.01): top functions, interpreter lock wait")
-    ap.add_argument("--order", choices=("fed", "input"), default="fed",
-                    help="the pool's submission order: fed (default: kernelgym.evaluators.order.TaskFeeder, light "
-                         "tasks beside heavy ones) or input (the batch's own order, each task's samples together)")
+    ap.add_argument("--order", choices=("fed", "input"), default="input",
+                    help="the pool's submission order: input (default: the batch's own order, each task's samples "
+                         "together) or fed (kernelgym.evaluators.order.TaskFeeder: light tasks beside heavy ones)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     plan = pool_plan(args.gpus, args.concurrency)  # a malformed --gpus or --concurrency ends the run here

@@ -238,11 +238,12 @@ class RayEvalPool:
 
     def evaluate_many(self, items: Iterable[tuple], *, backend: str = "triton", profile="quick",
                       torch_policy: str = policy.DEFAULT, ordered: bool = True,
-                      interleave: bool = True) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
+                      interleave: bool = False) -> list[EvalResult] | Iterator[tuple[int, EvalResult]]:
         """Evaluate ``(task, text)`` pairs. ``ordered``: a list in input order; else ``(index, result)`` pairs
-        as they complete. ``interleave``: each free slot gets the item :class:`~kernelgym.evaluators.order.TaskFeeder`
-        picks (the task under way with the fewest in flight; light tasks beside heavy ones); else items are
-        submitted in input order."""
+        as they complete. Items are submitted in input order; with ``interleave`` each free slot gets the item
+        :class:`~kernelgym.evaluators.order.TaskFeeder` picks instead (the task under way with the fewest in
+        flight, light tasks beside heavy ones: off by default, as batch B on an H100 was slower with it, 2141.5
+        per GPU-hour against 2372.9 in input order, both memory-bound; docs/BENCHMARKS.md)."""
         from kernelgym.evaluators.base import repeated_task_keys
 
         from kernelgym.evaluators.order import TaskFeeder
