@@ -258,14 +258,14 @@ def test_pool_phases_cover_every_gpu_count_and_concurrency_level(bench):
 @pytest.mark.timeout(300)
 def test_the_script_runs_one_pool_phase_per_concurrency_level(tmp_path):
     """A real run (a local Ray cluster, the interpreter): batch B of one task, 3 samples, at 1 and then 2 evaluations
-    at once; each phase evaluates every sample as labelled, and the report sets the levels side by side, with each
+    at once, submitted through the pool's task feeder (``--order fed``); each phase evaluates every sample as labelled, and the report sets the levels side by side, with each
     phase's CPU profile of the actor. The JSON is
     written after each phase too, before the run ends (a run killed from outside keeps what finished)."""
     out = tmp_path / "tp.json"
     proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "throughput.py"), "--batch", "B",
                              "--grpo-tasks", "1", "--samples", "3", "--concurrency", "1,2", "--plain", "0",
                              "--fidelity", "0", "--cache-dir", str(tmp_path / "cache"), "--cpu-profile", "0.01",
-                             "--json", str(out)],
+                             "--order", "fed", "--json", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     first_seen = None
     try:
@@ -290,3 +290,4 @@ def test_the_script_runs_one_pool_phase_per_concurrency_level(tmp_path):
     assert [row["concurrency"] for row in b["concurrency"]] == [1, 2]
     assert all(row["evaluated"] == 3 and row["evals_per_gpu_hour"] > 0 for row in b["concurrency"])
     assert "concurrency B: 1 at once:" in stdout
+    assert "order fed" in stdout

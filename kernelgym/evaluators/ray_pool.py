@@ -246,35 +246,16 @@ class RayEvalPool:
         per GPU-hour against 2372.9 in input order, both memory-bound; docs/BENCHMARKS.md)."""
         from kernelgym.evaluators.base import repeated_task_keys
 
-        from kernelgym.evaluators.order import TaskFeeder
-
         policy.check(torch_policy)
         items = list(items)
         repeated = repeated_task_keys(task for task, _ in items)  # tasks that occur more than once share a plan
         batch_id = uuid.uuid4().hex
-        futures: list[cf.Future] = [None] * len(items)  # type: ignore[list-item]
-        if not interleave:
-            for i, (task, text) in enumerate(items):
-                futures[i] = self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
-                                         batch_id=batch_id if task.key in repeated else None)
+        batch_ids = [batch_id if task.key in repeated else None for task, _ in items]
+        if interleave:
+            futures = self._submit_fed(items, batch_ids, backend, profile, torch_policy)
         else:
-            feeder = TaskFeeder([task for task, _ in items])
-            while True:
-                self._slots.acquire()  # the choice is made once a slot is free, on what is in flight then
-                i = feeder.next()
-                if i is None:
-                    self._slots.release()
-                    break
-                task, text = items[i]
-                key = self._key(task, text, backend, profile, torch_policy)
-                hit = self._deduplicated(key)
-                if hit is not None:
-                    self._slots.release()
-                else:
-                    hit = self._submit_holding_slot(key, task, text, backend, profile, torch_policy,
-                                                    batch_id if task.key in repeated else None)
-                hit.add_done_callback(lambda _, i=i: feeder.done(i))
-                futures[i] = hit
+            futures = [self.submit(task, text, backend=backend, profile=profile, torch_policy=torch_policy,
+                                   batch_id=batch_ids[i]) for i, (task, text) in enumerate(items)]
         if ordered:
             return [f.result() for f in futures]
         index = {f: i for i, f in enumerate(futures)}
@@ -310,6 +291,31 @@ class RayEvalPool:
             self.stats["deduplicated"] += 1
             self._memo.move_to_end(key)
             return _copy_future(hit)
+
+    def _submit_fed(self, items: list[tuple], batch_ids: list, backend: str, profile,
+                    torch_policy: str) -> list[cf.Future]:
+        """Submit ``items`` (batch id of each in ``batch_ids``) in the order a
+        :class:`~kernelgym.evaluators.order.TaskFeeder` gives, each choice made once a slot of ``max_in_flight`` is
+        free (on what is in flight then); the futures by input position."""
+        from kernelgym.evaluators.order import TaskFeeder
+
+        feeder = TaskFeeder([task for task, _ in items])
+        futures: list[cf.Future] = [None] * len(items)  # type: ignore[list-item]
+        while True:
+            self._slots.acquire()
+            i = feeder.next()
+            if i is None:
+                self._slots.release()
+                return futures
+            task, text = items[i]
+            key = self._key(task, text, backend, profile, torch_policy)
+            future = self._deduplicated(key)
+            if future is not None:
+                self._slots.release()
+            else:
+                future = self._submit_holding_slot(key, task, text, backend, profile, torch_policy, batch_ids[i])
+            future.add_done_callback(lambda _, i=i: feeder.done(i))
+            futures[i] = future
 
     def _submit_holding_slot(self, key: str, task: Task, text: str, backend: str, profile, torch_policy: str,
                              batch_id: str | None) -> cf.Future:
