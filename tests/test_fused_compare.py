@@ -15,7 +15,12 @@ SCRIPT = r'''
 import json, os, torch
 from kernelgym.judge import correctness, fused_compare
 
-fused_compare.usable = lambda ref, out, exact=None: fused_compare.enabled()  # CPU tensors: the interpreter runs it
+real_usable = fused_compare.usable
+def usable_here(ref, out, exact=None):  # CPU tensors: the interpreter runs the kernel; every other condition kept
+    on_cuda = lambda t: type("OnCuda", (), {"is_cuda": True, "device": ref.device, "dtype": t.dtype,
+                                           "is_contiguous": t.is_contiguous})()
+    return real_usable(on_cuda(ref), on_cuda(out), None if exact is None else on_cuda(exact))
+fused_compare.usable = usable_here
 correctness.CHUNK = 3000  # several chunks, each several blocks and a partial one
 calls = []
 real = fused_compare.chunk_figures
@@ -48,6 +53,11 @@ cases["nan_moved"] = both(special, moved, 1e-4, 1e-4)
 exact = ref.double() + 1e-3  # a reference off by 1e-3, the float64 result where the output is
 cases["exact"] = both(ref, exact.float(), 1e-4, 1e-4, exact=exact)
 cases["exact_beyond"] = both(ref, exact.float() + 0.1, 1e-4, 1e-4, exact=exact)
+wide = torch.randn(n, 3, generator=g)
+strided_ref = wide[:, 1]  # its flat view keeps a stride of 3
+strided_out = strided_ref + 1e-6
+strided_out[[10, 9000]] += 1.0
+cases["strided"] = both(strided_ref, strided_out, 1e-4, 1e-4)
 figures = real(ref, bad, None, 1e-4, 1e-4)
 print(json.dumps({"cases": cases, "calls": len(calls), "figures": figures._asdict(),
                   "broken": fused_compare._broken}))
@@ -64,11 +74,11 @@ def outcome():
 
 def test_the_kernel_ran_and_never_failed(outcome):
     assert outcome["broken"] is None
-    assert outcome["calls"] >= 7 * 3  # every case but none went through it, chunk by chunk
+    assert outcome["calls"] >= 7 * 3  # every case but the strided one went through it, chunk by chunk
 
 
 @pytest.mark.parametrize("case", ["within", "beyond", "bf16", "nonfinite_alike", "nan_moved", "exact",
-                                  "exact_beyond"])
+                                  "exact_beyond", "strided"])
 def test_the_fused_pass_gives_the_torch_paths_verdict_and_figures(outcome, case):
     torch_path, fused = outcome["cases"][case]["0"], outcome["cases"][case]["1"]
     assert fused == torch_path
@@ -77,7 +87,8 @@ def test_the_fused_pass_gives_the_torch_paths_verdict_and_figures(outcome, case)
 def test_the_verdicts_are_the_expected_ones(outcome):
     ok = {case: checks["1"]["ok"] for case, checks in outcome["cases"].items()}
     assert ok == {"within": True, "beyond": False, "bf16": True, "nonfinite_alike": True, "nan_moved": False,
-                  "exact": True, "exact_beyond": False}
+                  "exact": True, "exact_beyond": False, "strided": False}
+    assert "2 of 10007 elements outside" in outcome["cases"]["strided"]["1"]["reason"]
     assert "3 of 10007 elements outside" in outcome["cases"]["beyond"]["1"]["reason"]
     assert "NaN positions differ" in outcome["cases"]["nan_moved"]["1"]["reason"]
 

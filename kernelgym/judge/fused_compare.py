@@ -58,10 +58,11 @@ def enabled() -> bool:
 
 
 def usable(ref, out, exact=None) -> bool:
-    """Whether :func:`chunk_figures` takes these flat tensors in the judge: all on one CUDA device, of a dtype the
-    kernel loads, and :func:`enabled`."""
+    """Whether :func:`chunk_figures` takes these flat tensors in the judge: all on one CUDA device, contiguous (a
+    flat view of a strided output keeps its stride; the kernel reads consecutive elements), of a dtype the kernel
+    loads, and :func:`enabled`."""
     tensors = [t for t in (ref, out, exact) if t is not None]
-    return (enabled() and all(t.is_cuda and t.device == ref.device for t in tensors)
+    return (enabled() and all(t.is_cuda and t.device == ref.device and t.is_contiguous() for t in tensors)
             and all(str(t.dtype).replace("torch.", "") in _DTYPES for t in tensors))
 
 
@@ -107,7 +108,8 @@ def _build():
 
 
 def chunk_figures(ref, out, exact, atol: float, rtol: float) -> ChunkFigures | None:
-    """The :class:`ChunkFigures` of flat tensors ``ref`` and ``out`` (same dtype and length below 2**31, one device) and
+    """The :class:`ChunkFigures` of flat contiguous tensors ``ref`` and ``out`` (same dtype and length below 2**31,
+    one device) and
     ``exact`` (the float64 result, or ``None``) within ``atol + rtol * |x|``; ``None`` when the kernel failed (it
     is then off for the process: :func:`enabled`)."""
     import torch

@@ -70,3 +70,14 @@ def test_the_kernel_takes_the_float64_result_as_the_torch_path_does(monkeypatch)
     torch_path, fused, _, _ = both(monkeypatch, ref, exact.float() + 0.1, 1e-4, 1e-4, exact=exact)
     same(torch_path, fused)
     assert not fused["ok"]
+
+
+def test_a_strided_flat_view_takes_the_torch_path_with_the_same_verdict(monkeypatch):
+    wide = torch.randn(1_000_000, 3, device="cuda")
+    ref = wide[:, 1].reshape(-1)  # a flat view that keeps its stride of 3
+    out = ref + 1e-6
+    out[[10, 999_000]] += 1.0
+    assert not fused_compare.usable(ref, out)
+    torch_path, fused, _, _ = both(monkeypatch, ref, out, 1e-4, 1e-4)
+    same(torch_path, fused)
+    assert "2 of 1000000 elements outside" in fused["reason"]
