@@ -59,8 +59,14 @@ strided_out = strided_ref + 1e-6
 strided_out[[10, 9000]] += 1.0
 cases["strided"] = both(strided_ref, strided_out, 1e-4, 1e-4)
 figures = real(ref, bad, None, 1e-4, 1e-4)
-print(json.dumps({"cases": cases, "calls": len(calls), "figures": figures._asdict(),
-                  "broken": fused_compare._broken}))
+broken_before = fused_compare._broken
+def no_compiler():
+    raise RuntimeError("no compiler here")
+fused_compare._kernel, fused_compare._build = None, no_compiler  # a kernel that cannot be built
+os.environ["KERNELGYM_FUSED_COMPARE"] = "1"
+failed = correctness.compare_tensor(ref, bad, 1e-4, 1e-4).to_dict()
+print(json.dumps({"cases": cases, "calls": len(calls), "figures": figures._asdict(), "broken": broken_before,
+                  "failed": failed, "broken_after": fused_compare._broken, "enabled_after": fused_compare.enabled()}))
 '''
 
 
@@ -97,3 +103,8 @@ def test_a_chunks_figures(outcome):
     figures = outcome["figures"]  # the whole of "beyond" in one call: 3 elements out, the worst the +2.0
     assert not figures["nonfinite_mismatch"] and figures["n_bad"] == 3 and figures["worst"] == 4000
     assert figures["max_abs"] == pytest.approx(2.0, rel=1e-6) and figures["max_excess"] > 1.9
+
+
+def test_a_kernel_that_fails_leaves_the_torch_path_to_answer_and_stays_off(outcome):
+    assert outcome["failed"] == outcome["cases"]["beyond"]["0"]  # the torch path's verdict, figures and message
+    assert "no compiler here" in outcome["broken_after"] and outcome["enabled_after"] is False

@@ -23,6 +23,7 @@ fails to compile or launch turns it off for the process and the torch path answe
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from typing import NamedTuple
@@ -109,9 +110,8 @@ def _build():
 
 def chunk_figures(ref, out, exact, atol: float, rtol: float) -> ChunkFigures | None:
     """The :class:`ChunkFigures` of flat contiguous tensors ``ref`` and ``out`` (same dtype and length below 2**31,
-    one device) and
-    ``exact`` (the float64 result, or ``None``) within ``atol + rtol * |x|``; ``None`` when the kernel failed (it
-    is then off for the process: :func:`enabled`)."""
+    one device) and ``exact`` (the float64 result, or ``None``) within ``atol + rtol * |x|``; ``None`` when the
+    kernel failed (it is then off for the process, :func:`enabled`, and the failure is logged once)."""
     import torch
 
     global _kernel, _broken
@@ -128,6 +128,8 @@ def chunk_figures(ref, out, exact, atol: float, rtol: float) -> ChunkFigures | N
                                HAS_EXACT=exact is not None, BLOCK=BLOCK)
     except Exception as exc:  # noqa: BLE001 - the torch path answers instead
         _broken = f"{type(exc).__name__}: {exc}"[:300]
+        logging.getLogger(__name__).warning("the fused comparison is off in this process (the torch path compares "
+                                            "instead): %s", _broken)
         return None
     worst_block = torch.argmax(figures[:, 2])
     summary = torch.stack([counts[:, 2].sum().to(torch.float64), counts[:, 0].sum().to(torch.float64),
