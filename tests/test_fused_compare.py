@@ -53,6 +53,13 @@ cases["nan_moved"] = both(special, moved, 1e-4, 1e-4)
 exact = ref.double() + 1e-3  # a reference off by 1e-3, the float64 result where the output is
 cases["exact"] = both(ref, exact.float(), 1e-4, 1e-4, exact=exact)
 cases["exact_beyond"] = both(ref, exact.float() + 0.1, 1e-4, 1e-4, exact=exact)
+half = ref.to(torch.float16)
+off_half = half.clone(); off_half[123] += 0.5
+cases["fp16"] = both(half, off_half, 1e-3, 1e-3)
+double = ref.double()
+off_double = double + 1e-9; off_double[9000] -= 1.0
+cases["fp64"] = both(double, off_double, 1e-6, 1e-6)
+cases["one_element"] = both(ref[:1], ref[:1] + 1.0, 1e-4, 1e-4)
 wide = torch.randn(n, 3, generator=g)
 strided_ref = wide[:, 1]  # its flat view keeps a stride of 3
 strided_out = strided_ref + 1e-6
@@ -80,11 +87,11 @@ def outcome():
 
 def test_the_kernel_ran_and_never_failed(outcome):
     assert outcome["broken"] is None
-    assert outcome["calls"] >= 7 * 3  # every case but the strided one went through it, chunk by chunk
+    assert outcome["calls"] >= 7 * 3 + 3  # every case but the strided one went through it, chunk by chunk
 
 
 @pytest.mark.parametrize("case", ["within", "beyond", "bf16", "nonfinite_alike", "nan_moved", "exact",
-                                  "exact_beyond", "strided"])
+                                  "exact_beyond", "strided", "fp16", "fp64", "one_element"])
 def test_the_fused_pass_gives_the_torch_paths_verdict_and_figures(outcome, case):
     torch_path, fused = outcome["cases"][case]["0"], outcome["cases"][case]["1"]
     assert fused == torch_path
@@ -93,7 +100,8 @@ def test_the_fused_pass_gives_the_torch_paths_verdict_and_figures(outcome, case)
 def test_the_verdicts_are_the_expected_ones(outcome):
     ok = {case: checks["1"]["ok"] for case, checks in outcome["cases"].items()}
     assert ok == {"within": True, "beyond": False, "bf16": True, "nonfinite_alike": True, "nan_moved": False,
-                  "exact": True, "exact_beyond": False, "strided": False}
+                  "exact": True, "exact_beyond": False, "strided": False, "fp16": False, "fp64": False,
+                  "one_element": False}
     assert "2 of 10007 elements outside" in outcome["cases"]["strided"]["1"]["reason"]
     assert "3 of 10007 elements outside" in outcome["cases"]["beyond"]["1"]["reason"]
     assert "NaN positions differ" in outcome["cases"]["nan_moved"]["1"]["reason"]
