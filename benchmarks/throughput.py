@@ -341,9 +341,9 @@ class Run:
 class TimedPool(RayEvalPool):
     """A :class:`RayEvalPool` that notes when each evaluation was accepted and answered, prints each result as it
     comes, and starts nothing after ``deadline`` (the skipped item's future holds None). Items are matched to their
-    runs by task and text as the pool starts them, in whatever order it submits them (``evaluate_many`` feeds tasks
-    in :class:`~kernelgym.evaluators.order.TaskFeeder`'s order unless ``interleave`` is off); the pool must not
-    deduplicate (``dedupe=False``)."""
+    runs by task and text as the pool starts them, in whatever order it submits them (input order, or
+    :class:`~kernelgym.evaluators.order.TaskFeeder`'s with ``interleave``); the pool must not deduplicate
+    (``dedupe=False``)."""
 
     def __init__(self, *args, deadline: float = math.inf, **kwargs):
         super().__init__(*args, **kwargs)
@@ -398,7 +398,7 @@ def progress_line(run: Run) -> str:
 
 
 def run_pool_batch(pool: TimedPool, items: list[Item], profile: str,
-                   interleave: bool = True) -> tuple[list[Run], float, float]:
+                   interleave: bool = False) -> tuple[list[Run], float, float]:
     """All ``items`` in one ``evaluate_many`` call (``interleave``: the pool's task feeder picks the order, else
     input order); returns the runs and the batch's start and end."""
     pool.start(items)

@@ -33,11 +33,11 @@ ACTIVE_TASKS = 4
 
 def footprint_weight(task: Task) -> int:
     """Bytes of one eager forward of ``task`` at its default shapes
-    (:func:`kernelgym.judge.footprint.footprint`'s total), 0 when it cannot be had."""
-    from kernelgym.judge.footprint import footprint
+    (:func:`kernelgym.judge.footprint.footprint_bound`), 0 when it cannot be had."""
+    from kernelgym.judge.footprint import footprint_bound
 
     try:
-        return int(footprint(task).total)
+        return int(footprint_bound(task)[0])
     except Exception:  # noqa: BLE001 - an unweighable task is light: it is ordered, never refused, here
         return 0
 
