@@ -86,6 +86,59 @@ print(float((c - a.float() @ b.float()).abs().max()))
     assert float(out.stdout.strip().splitlines()[-1]) < 1e-3, out.stderr[-2000:]
 
 
+def test_interpreter_accesses_stay_inside_the_launch_arguments():
+    """Every load, store and atomic of a kernel on the interpreter must lie inside one of its launch's tensor
+    arguments (masked-off lanes aside): raw addresses from integers, and overruns, raise; views and masks work."""
+    code = '''
+import torch, triton, triton.language as tl
+from kernelgym.judge import interpreter_fixes
+interpreter_fixes.apply()
+@triton.jit
+def copy(x, y, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)
+@triton.jit
+def peek(addr, out):
+    tl.store(out, tl.load(addr.to(tl.pointer_type(tl.int64))))
+@triton.jit
+def poke(addr, out):
+    tl.store(addr.to(tl.pointer_type(tl.int64)), tl.load(out))
+@triton.jit
+def add_one(x):
+    tl.atomic_add(x + tl.arange(0, 8), 1.0)
+def outcome(f):
+    try:
+        f()
+        return "ok"
+    except Exception as e:
+        return "oob" if "out-of-bounds" in str(e) else repr(e)
+x = torch.randn(1000); y = torch.empty(1000); word = torch.zeros(1, dtype=torch.int64); z = torch.zeros(4)
+base = torch.arange(20.); view = base[5:15]
+print(outcome(lambda: copy[(4,)](x, y, 1000, B=256)), torch.equal(x, y),
+      outcome(lambda: copy[(1,)](x, y, 2048, B=2048)),                 # lanes past both arguments
+      outcome(lambda: peek[(1,)](id(len) + 24, word)),
+      outcome(lambda: poke[(1,)](word.data_ptr() + 8, word)),          # one element past the argument
+      outcome(lambda: copy[(1,)](view, y, 10, B=16)), torch.equal(y[:10], base[5:15]),
+      outcome(lambda: add_one[(1,)](z)))
+'''
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert out.stdout.strip().splitlines()[-1] == "ok True oob oob oob ok True oob", out.stderr[-2000:]
+
+
+def test_on_the_cpu_every_aten_operator_but_data_movement_is_torch_compute():
+    """CPU mode has no kernel timeline: an allowlist of allocation, view and copy operators (a denylist of compute
+    operators missed ``addmv``); a value read out to Python is compute outside the kernels too. On a GPU the
+    compute operators of the list (torch's work shows there as other kernels' time)."""
+    from kernelgym.judge.profile import coverage_from_events
+
+    events = [(name, False, 0.0) for name in ("aten::empty_like", "aten::view", "aten::copy_", "aten::set_",
+                                              "aten::addmv", "aten::_local_scalar_dense", "aten::fmax", "aten::mm")]
+    assert coverage_from_events(events, [], strict_aten=True)["aten_compute_ops"] == [
+        "aten::_local_scalar_dense", "aten::addmv", "aten::fmax", "aten::mm"]
+    assert coverage_from_events(events, [], strict_aten=False)["aten_compute_ops"] == ["aten::mm"]
+
+
 def test_compiler_errors_are_cut_to_the_first_relevant_lines():
     from kernelgym.judge.compile import summarize_compiler_errors
 

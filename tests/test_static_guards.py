@@ -410,3 +410,17 @@ def test_an_evaluation_of_a_program_module_is_rejected_and_the_judge_goes_on(tmp
                                        "class ModelNew(nn.Module):\n    def forward(self, x):\n        return x\n")
     assert result.status == "rejected", result.message
     assert PROGRAM_MODULE not in __import__("sys").modules
+
+
+def test_the_static_check_runs_no_module_getattr_of_an_allowed_package():
+    """torch's module ``__getattr__`` imports ``torch._dynamo`` on first access: naming ``torch._dynamo.config`` in a
+    candidate imported it (and ``torch._inductor``) into the runner, past the rule on private modules. The check
+    reads what a module holds without running its ``__getattr__`` (a fresh process: this one may have them)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, torch\nfrom kernelgym.judge.guards import check_source\n"
+            "flags = check_source('import torch\\nx = torch._dynamo.config\\n', torch_policy='partial')\n"
+            "print(bool(flags), 'torch._dynamo' in sys.modules, 'torch._inductor' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "True False False", out.stderr[-2000:]

@@ -2,9 +2,11 @@
 
 =========  ==================================================================================================
 ``strict`` all compute in the candidate's own kernels: torch compute calls are rejected statically (including
-           library calls in CUDA source: cuBLAS, cuDNN, CUTLASS, ``at::``/``torch::`` compute), aten compute
-           operators in the profiled forward are rejected on the CPU, and on a GPU the candidate's own kernels
-           must carry at least the judge's ``min_kernel_coverage`` (50%) of the forward's kernel time.
+           library calls in CUDA source: cuBLAS, cuDNN, CUTLASS, ``at::``/``torch::`` compute); on the CPU any
+           aten operator in the profiled forward but allocation, views and copies is rejected; on a GPU the
+           candidate's own kernels must carry at least the judge's ``min_kernel_coverage`` (50%) of the
+           forward's kernel time; and no forward (trial or profiled) may hand tensor values to host code
+           (numpy, DLPack, lists, Python numbers: :class:`kernelgym.judge.profile.HostReads`).
 ``partial`` (default) torch, cuBLAS and cuDNN may do part of the work (keeping cuDNN's convolution and fusing
            what follows it is the honest way to speed up many KernelBench level-2 tasks), but the candidate's own
            kernels must run in the forward; the share of the forward's GPU time they carry is measured by the

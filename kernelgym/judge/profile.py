@@ -20,11 +20,18 @@ ATEN_COMPUTE = re.compile(r"^aten::(mm|bmm|addmm|matmul|baddbmm|addbmm|linear|ei
                           r"scatter\w*|mse_loss|nll_loss\w*|cross_entropy\w*|kl_div|smooth_l1_loss|l1_loss|"
                           r"binary_cross_entropy\w*|upsample\w*|grid_sampler\w*|_fft\w*|linalg_\w+|cholesky\w*|"
                           r"triangular_solve)$")
-#: elementwise/reduction aten operators: on the CPU (no device timeline) seeing one means torch computed values.
-ATEN_ELEMENTWISE = re.compile(r"^aten::(add|sub|mul|div|rsub|relu|relu_|clamp\w*|exp|exp2|log\w*|tanh|sigmoid|pow|"
-                              r"sqrt|rsqrt|where|maximum|minimum|sum|mean|amax|amin|max|min|prod|var\w*|std\w*|"
-                              r"norm|abs|neg|gelu|silu|softplus|elu|erf|sin|cos|addcmul|addcdiv|lerp|hardtanh|"
-                              r"leaky_relu|threshold|sign|floor|ceil|round|reciprocal)_?$")
+#: aten operators that only allocate, fill with constants, view or move data: on the CPU (no device timeline) every
+#: other aten operator seen in the forward means torch computed values. An allowlist: a denylist of compute
+#: operators missed ``addmv`` (a red-team helper, 2026-12-06). Reading a value out to Python
+#: (``_local_scalar_dense``: ``float(t)``, ``t.item()``, iteration) is not on it: Python arithmetic on the values is
+#: compute outside the candidate's kernels too.
+ATEN_DATA_MOVEMENT = re.compile(r"^aten::(empty\w*|new_empty\w*|zeros\w*|new_zeros|ones\w*|new_ones|full\w*|"
+                                r"new_full|fill_|zero_|arange|copy_|_copy_from\w*|_to_copy|to|clone|contiguous|"
+                                r"view\w*|_unsafe_view|reshape|_reshape_alias|as_strided\w*|t|transpose_?|permute|"
+                                r"expand\w*|squeeze_?|unsqueeze_?|flatten|unflatten|select|slice|narrow\w*|split\w*|"
+                                r"chunk|unbind|detach_?|alias|lift_fresh\w*|lift|resolve_conj|resolve_neg|set_|"
+                                r"resize_\w*|cat|_cat|stack|movedim|moveaxis|swapaxes|swapdims|unfold|"
+                                r"is_nonzero|result_type|dim|size|stride|numel|is_contiguous)$")
 _CUDA_GLOBAL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
 
 
@@ -72,8 +79,9 @@ _OWN_NAMESPACES = (r"(?:(?:\(anonymous namespace\)|(?!(?:at|c10|caffe2|cutlass|c
 def coverage_from_events(events, names: list[str], strict_aten: bool = False) -> dict:
     """Summarise profiler events: kernel times by ownership, aten compute ops seen. Pure function of the events.
 
-    ``events`` are ``(name, is_device_kernel, device_us)`` tuples. With ``strict_aten`` (CPU mode) elementwise aten
-    operators count as torch compute too.
+    ``events`` are ``(name, is_device_kernel, device_us)`` tuples. With ``strict_aten`` (CPU mode) every aten
+    operator but those of :data:`ATEN_DATA_MOVEMENT` counts as torch compute; without (a GPU, where torch's work
+    shows as other kernels' time) those of :data:`ATEN_COMPUTE`.
     """
     total = mine = 0.0
     kernels: dict[str, float] = {}
@@ -87,7 +95,8 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
                 mine += dev_us
             else:
                 foreign[name] = foreign.get(name, 0.0) + dev_us
-        elif ATEN_COMPUTE.match(name) or (strict_aten and ATEN_ELEMENTWISE.match(name)):
+        elif ATEN_COMPUTE.match(name) or (strict_aten and name.startswith("aten::")
+                                          and not ATEN_DATA_MOVEMENT.match(name)):
             aten.add(name)
     top_foreign = sorted(foreign.items(), key=lambda kv: -kv[1])[:5]
     return {"kernel_us_total": total, "kernel_us_candidate": mine, "top_kernels": top_kernels(kernels, names),
@@ -197,3 +206,43 @@ class LaunchCounter:
     def own(self, names) -> int:
         """Launches counted so far of the kernels named ``names``."""
         return sum(n for name, n in self.counts.items() if name in names)
+
+
+class HostReads:
+    """Counts the calls that hand a tensor's values to host code other than torch's: numpy (``Tensor.numpy``,
+    ``__array__``, which ``np.asarray(t)`` and every numpy function given a tensor call), DLPack, Python lists and
+    numbers. Under the ``strict`` policy a forward that makes one computed something outside the candidate's
+    kernels: numpy's ``np.dot`` on the inputs, with a Triton copy kernel writing the result, was ``ok`` (a red-team
+    helper, 2026-12-06); on the CPU no aten operator shows it, on a GPU no kernel time does.
+
+    Installed in the worker before any candidate code and never switched off, like :class:`LaunchCounter`, so a
+    forward cannot tell the counted calls from the others; :attr:`installed` names the wrapped methods."""
+
+    #: the methods of ``torch.Tensor`` wrapped
+    METHODS = ("numpy", "__array__", "__dlpack__", "tolist", "item", "__float__", "__int__", "__complex__")
+
+    def __init__(self):
+        self.count = 0
+        self.installed: list[str] = []
+
+    def install(self) -> bool:
+        import torch
+
+        counter = self
+        for name in self.METHODS:
+            original = getattr(torch.Tensor, name, None)
+            if original is None or getattr(original, "_kernelgym_counts", False):
+                continue
+
+            def make(original):
+                def read(*args, **kwargs):
+                    counter.count += 1
+                    return original(*args, **kwargs)
+
+                read._kernelgym_counts = True
+                read.__name__ = getattr(original, "__name__", "read")
+                return read
+
+            setattr(torch.Tensor, name, make(original))
+            self.installed.append(f"torch.Tensor.{name}")
+        return bool(self.installed)

@@ -166,6 +166,7 @@ class Session:
         self.memory_hold = contextlib.ExitStack()
         self._degeneracy = DegeneracyWatch()  # are the reference's outputs the same for every seed?
         self._own_launches = None  # launches of the candidate's kernels in the last forward compared (worker's count)
+        self._host_reads = None  # calls handing tensor values to host code in that forward (worker's count)
         self._lent_files: set[str] = set()  # output files this side made for the worker to fill (not its memory)
 
     # -- limits ------------------------------------------------------------------------------------------------
@@ -655,6 +656,20 @@ class Session:
             raise Verdict("incorrect", f"wrong result in {where}: {check.reason}")
         if trial is not None:
             self._require_own_launches(where)
+            self._refuse_host_reads(self._host_reads, where)
+
+    def _refuse_host_reads(self, reads, where: str) -> None:
+        """Under a torch policy that wants all compute in the candidate's kernels (``torch_fallback`` applies), no
+        forward may hand tensor values to host code (numpy, lists, Python numbers: the worker's count,
+        :class:`~kernelgym.judge.profile.HostReads`; ``None`` where nothing was counted)."""
+        if reads is None or not policy.applies("torch_fallback", self.result.torch_policy):
+            return
+        if not isinstance(reads, int) or isinstance(reads, bool) or reads < 0:
+            raise self.reject("timing_tampered", "the host-read count sent from the worker was malformed")
+        if reads:
+            raise self.reject("torch_fallback", f"the forward handed tensor values to host code {reads} time(s) "
+                                                f"in {where} (numpy, lists or Python numbers): the work must be "
+                                                f"done by your own kernels")
 
     def _require_own_launches(self, where: str) -> None:
         """Under a torch policy that needs the candidate's own kernels (:mod:`.policy`), every trial's forward must
@@ -687,6 +702,7 @@ class Session:
             self.check_ms.append((time.perf_counter() - self._check_sent) * 1e3)
             self._check_sent = None
         self._own_launches = header.get("own_launches")
+        self._host_reads = header.get("host_reads")
         flags = integrity_flags(header)
         if flags:
             for name, reason in flags[1:]:
@@ -894,6 +910,7 @@ class Session:
         self.compare(seed, NO_OUTLIERS, "the profiled forward")
         report = header.get("report") if isinstance(header.get("report"), dict) else {}
         names = report.get("candidate_kernels") or []
+        self._refuse_host_reads(report.get("host_reads"), "the profiled forward")
         res = self.result
         before = len(res.flags)
         found = []  # (flag, reason) as measured; the torch policy decides which of them reject

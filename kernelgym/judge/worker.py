@@ -56,7 +56,7 @@ from kernelgym.judge.autotune import forget_picks as _forget_picks  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs  # noqa: E402
-from kernelgym.judge.profile import LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
+from kernelgym.judge.profile import HostReads, LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
 from kernelgym.judge import protocol as _protocol  # noqa: E402
 from kernelgym.judge.protocol import Command, Event, tensor_header, write_frame  # noqa: E402
@@ -163,7 +163,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("own", "install"):
         watched[f"kernelgym.judge.profile.LaunchCounter.{name}"] = getattr(LaunchCounter, name)
-    for path in launch_methods:  # the launch counter's wrappers (installed before this snapshot)
+    for path in launch_methods:  # the launch and host-read counters' wrappers, the interpreter's memory bounds
         watched[path] = _resolve(path)
     return watched
 
@@ -227,6 +227,10 @@ class Worker:
         self.snapshots: list[tuple] = []
         self.launches = LaunchCounter()
         self.launches.install()
+        #: calls handing tensor values to host code (numpy, lists, numbers), counted in every call: each forward's
+        #: share goes to the runner (a trial's header, the profile's report) for the strict policy
+        self.host_reads = HostReads()
+        self.host_reads.install()
         if request.get("gpu_compile"):  # before any kernel runs in the interpreter (kernelgym.judge.gpu_compile)
             gpu_compile.remember_language()
         self.own_names = set(candidate_kernel_names(request["source"]))
@@ -305,6 +309,7 @@ class Worker:
         inputs = make_inputs(self.module, seed, self.device, outlier=outlier)
         copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
         self.launches.counts.clear()
+        reads = self.host_reads.count
         try:
             with torch.no_grad():
                 outputs = as_tuple(self.model(*inputs))
@@ -312,9 +317,10 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "trial")
             return False
+        reads = self.host_reads.count - reads
         own = self.launches.own(self.own_names) if self.launches.installed else None
         mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
-        sent = self.send_outputs(outputs, mutated, own)
+        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None)
         _scrub(outputs)  # released: nothing of this call's results survives for a later call to pick up
         _scrub(inputs)
         return sent
@@ -326,11 +332,14 @@ class Worker:
         self.launches.counts.clear()
         try:
             inputs = make_inputs(self.module, seed, self.device)
+            reads = self.host_reads.count
             report, output = profile_forward(self.model, inputs, self.device, names)
+            reads = self.host_reads.count - reads
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "profiled forward")
             return False
         report["candidate_kernels"] = names
+        report["host_reads"] = reads if self.host_reads.installed else None
         report["interpreter_launches"] = dict(self.launches.counts)
         self.send({"event": Event.PROFILE, "report": report})
         sent = self.send_outputs(as_tuple(output), [])
@@ -338,9 +347,11 @@ class Worker:
         _scrub(inputs)
         return sent
 
-    def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None) -> bool:
+    def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None,
+                     host_reads: int | None = None) -> bool:
         """Describe ``outputs`` (with the integrity flags of this moment and, for a trial, how many launches of the
-        candidate's own Triton kernels the forward made), then copy each tensor into the file the runner names.
+        candidate's own Triton kernels the forward made and how many calls handed tensor values to host code,
+        :class:`~kernelgym.judge.profile.HostReads`), then copy each tensor into the file the runner names.
         The tensors are snapshots taken by the worker's own code or the forward's fresh results."""
         flags = self.integrity_flags()
         descs = []
@@ -355,7 +366,7 @@ class Worker:
             else:  # never its type's name as the kind: a class named "scalar" passed for a number
                 descs.append({"kind": "other", "type": _type(out).__name__})
         self.send({"event": Event.OUTPUTS, "descs": descs, "mutated_inputs": mutated, "integrity_flags": flags,
-                   "own_launches": own_launches})
+                   "own_launches": own_launches, "host_reads": host_reads})
         if flags:
             return True  # the runner rejects; nothing of these outputs leaves
         for out, desc in zip(outputs, descs):
@@ -590,10 +601,12 @@ def main() -> int:
         _lower_priority(BUILD_NICENESS)
     os.environ.update(request.get("env", {}))  # candidate-specific settings (build directory, CUDA arch list)
     _harden(request)
+    bounded_memory = ()
     if os.environ.get("TRITON_INTERPRET") == "1":
         from kernelgym.judge import interpreter_fixes
 
-        interpreter_fixes.apply()
+        if "memory_bounds" in interpreter_fixes.apply():
+            bounded_memory = interpreter_fixes.MEMORY_BOUNDS_PATHS
     from kernelgym.judge.autotune import bound_autotune
 
     # the interpreter has no GPU to benchmark configs on (Triton's sweep fails there): the first config is used
@@ -603,7 +616,8 @@ def main() -> int:
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
     _settle_dynamo_patch()
-    _WATCHED.update(_watched(tuple(worker.launches.installed)))
+    _WATCHED.update(_watched(tuple(worker.launches.installed) + tuple(worker.host_reads.installed)
+                             + tuple(bounded_memory)))
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
     _BASE_THREADS.update(_current_frames())
     worker.send({"event": Event.READY})
