@@ -47,6 +47,19 @@ def test_torch_doing_the_work_beside_a_trivial_kernel_is_rejected_under_strict(g
     assert partial.kernel_coverage is not None and partial.kernel_coverage < 0.9
 
 
+def test_under_strict_host_code_doing_the_work_is_rejected_and_an_honest_kernel_is_not(gpu_judge, relu_task):
+    """On a GPU numpy's work shows no kernel time: the worker's count of tensor values handed to host code rejects
+    it under strict (``profile.HostReads``); the honest kernel, with the counter installed, stays ``ok``."""
+    from kernelgym.testing.candidates import EXPLOITS
+
+    honest = gpu_judge.evaluate(relu_task, GOOD, torch_policy="strict")
+    assert honest.status == "ok", honest.message + honest.log_tail
+    for name in ("numpy_does_the_work", "python_does_the_work"):
+        result = gpu_judge.evaluate(relu_task, EXPLOITS[name][1], torch_policy="strict")
+        assert result.status == "rejected", (name, result.message)
+        assert "host code" in result.message, (name, result.message)
+
+
 def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
     """Work launched on a side stream is inside the timed region: the device-wide sync waits for it."""
     text = candidate(pre="s = torch.cuda.Stream()\n        torch.cuda.set_stream(s)")
