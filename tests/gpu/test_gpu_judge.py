@@ -54,10 +54,10 @@ def test_under_strict_host_code_doing_the_work_is_rejected_and_an_honest_kernel_
 
     honest = gpu_judge.evaluate(relu_task, GOOD, torch_policy="strict")
     assert honest.status == "ok", honest.message + honest.log_tail
-    for name in ("numpy_does_the_work", "python_does_the_work"):
-        result = gpu_judge.evaluate(relu_task, EXPLOITS[name][1], torch_policy="strict")
-        assert result.status == "rejected", (name, result.message)
-        assert "host code" in result.message, (name, result.message)
+    # (not python_does_the_work: a list of the task's 268 M elements would take the worker's memory first)
+    result = gpu_judge.evaluate(relu_task, EXPLOITS["numpy_does_the_work"][1], torch_policy="strict")
+    assert result.status == "rejected", result.message
+    assert "host code" in result.message, result.message
 
 
 def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
