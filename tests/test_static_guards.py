@@ -424,3 +424,20 @@ def test_the_static_check_runs_no_module_getattr_of_an_allowed_package():
             "print(bool(flags), 'torch._dynamo' in sys.modules, 'torch._inductor' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "True False False", out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("init, forward, refused", [
+    ("super().__init__()", "x", False),
+    ("super(ModelNew, self).__init__()", "x", False),
+    ("super(nn.Module, self).__init__()", "x", True),           # a class not the text's own
+    ("super().__init__()", "super(torch.Tensor, x).numpy()", True),
+    ("super().__init__()\n        self.s = super", "x", True),   # super as a value, to be called so elsewhere
+    ("super().__init__()", "torch.Tensor.mro()[1].numpy(x)", True),
+])
+def test_super_and_mro_reach_no_class_beyond_the_texts_own(init, forward, refused):
+    """``super(torch.Tensor, x)`` and ``torch.Tensor.mro()[1]`` are torch's C base class, whose ``numpy`` is not
+    the method the worker wraps to count host reads."""
+    text = (f"import torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n    def __init__(self):\n"
+            f"        {init}\n\n    def forward(self, x):\n        return {forward}\n")
+    names = {f[0] for f in check_source(text, torch_policy="partial")}
+    assert bool(names & {"forbidden_call", "forbidden_attribute"}) == refused, names

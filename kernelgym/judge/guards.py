@@ -101,6 +101,9 @@ FORBIDDEN_ATTRS = {
     "set_num_threads", "set_num_interop_threads", "FileCacheManager",
     # a JITFunction's globals and built-ins, by name
     "get_capture_scope",
+    # a class's bases in order: torch.Tensor.mro()[1] is torch's C base class, whose methods are not the ones the
+    # worker wraps to count host reads, and which the reach rules refuse by name (an eleventh red-team helper)
+    "mro",
     # a class built from a namespace given as data (dunders as computed keys: a tensor subclass with its own
     # __torch_function__, a red-team helper, 2026-12-06), as type(name, bases, ns) is refused below
     "make_dataclass",
@@ -274,6 +277,7 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
     _check_imports(tree, flags)
     _check_builtin_references(source, flags)
     _check_calls_and_attrs(tree, flags)
+    _check_super(tree, flags)
     _check_private_attributes(tree, flags)
     _check_namespaces(tree, flags)
     _check_reach(tree, backend, flags)
@@ -412,6 +416,24 @@ def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
                 and node.name not in ALLOWED_DUNDER_METHODS:
             _flag(flags, "forbidden_hook", f"defines {node.name}: the interpreter or a library would call it on its "
                                            f"own (allowed: {', '.join(sorted(ALLOWED_DUNDER_METHODS))})")
+
+
+def _check_super(tree: ast.Module, flags: list) -> None:
+    """``super`` only as ``super()`` or ``super(OwnClass, obj)``, ``OwnClass`` a class of the text's own:
+    ``super(torch.Tensor, x).numpy()`` is torch's C base class's method, past the worker's wrapped ``numpy``
+    (an eleventh red-team helper, 2026-12-06), and ``super`` as a value could be called so elsewhere."""
+    own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    callees = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+            callees.add(id(node.func))
+            args = node.args
+            if node.keywords or (args and not (len(args) == 2 and isinstance(args[0], ast.Name)
+                                                and args[0].id in own and isinstance(args[1], ast.Name))):
+                _flag(flags, "forbidden_call", "calls super() with arguments other than one of its own classes "
+                                               "and a name: super(torch.Tensor, x) reaches torch's C base class")
+    if any(isinstance(n, ast.Name) and n.id == "super" and id(n) not in callees for n in ast.walk(tree)):
+        _flag(flags, "forbidden_call", "uses super other than by calling it")
 
 
 def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:

@@ -57,10 +57,10 @@ class BoundedMemory:
     def __getattr__(self, name):
         return getattr(self._native, name)
 
-    def allow(self, tensors) -> None:
-        """Allow the storages of ``tensors`` (any iterable; an empty one allows nothing): sorted, disjoint
-        ``[start, end)`` byte ranges, merged where they overlap."""
-        ranges = sorted({(int(s.data_ptr()), int(s.data_ptr()) + int(s.nbytes())) for s in tensors})
+    def allow(self, extents) -> None:
+        """Allow the ``(address, bytes)`` ``extents`` (any iterable; an empty one allows nothing): kept as sorted,
+        disjoint ``[start, end)`` byte ranges, merged where they overlap."""
+        ranges = sorted({(int(start), int(start) + int(size)) for start, size in extents})
         merged: list[list[int]] = []
         for start, end in ranges:
             if end <= start:
@@ -111,15 +111,28 @@ class BoundedMemory:
 
 
 def _storages(args, interpreter):
-    """The untyped storages of every tensor in ``args`` (tuples, lists and tensor descriptors' bases included)."""
+    """The ``(address, bytes)`` of the storage of every tensor in ``args`` (tuples, lists and tensor descriptors'
+    bases included), read with torch's own methods of its exact types. Anything else that the interpreter would
+    take for a pointer (it takes whatever has ``data_ptr``) raises :class:`OutOfBoundsAccess`: a stand-in whose
+    ``untyped_storage()`` reported any range it liked allowed all of memory (a red-team helper, 2026-12-06), as a
+    tensor subclass overriding those methods could."""
+    import torch
+
     unwrap = getattr(interpreter, "_unwrap_tensor", lambda t: t)
     for arg in args:
         if isinstance(arg, (tuple, list)):
             yield from _storages(arg, interpreter)
-        elif hasattr(arg, "base") and hasattr(arg, "block_shape") and hasattr(arg.base, "untyped_storage"):
-            yield unwrap(arg.base).untyped_storage()
-        elif hasattr(arg, "untyped_storage"):
-            yield unwrap(arg).untyped_storage()
+            continue
+        if hasattr(arg, "base") and hasattr(arg, "block_shape"):  # a tensor descriptor: its base is the memory
+            arg = arg.base
+        elif not hasattr(arg, "data_ptr") and not hasattr(arg, "untyped_storage"):
+            continue  # a number, a dtype, None: no memory of its own
+        arg = unwrap(arg)
+        if type(arg) not in (torch.Tensor, torch.nn.Parameter):
+            raise OutOfBoundsAccess(f"a launch argument of type {type(arg).__name__!r} passed as a pointer: only "
+                                    f"tensors may be")
+        storage = torch.Tensor.untyped_storage(arg)
+        yield torch.UntypedStorage.data_ptr(storage), torch.UntypedStorage.nbytes(storage)
 
 
 def _fix_memory_bounds(interpreter, np, tl) -> bool:

@@ -218,31 +218,42 @@ class HostReads:
     Installed in the worker before any candidate code and never switched off, like :class:`LaunchCounter`, so a
     forward cannot tell the counted calls from the others; :attr:`installed` names the wrapped methods."""
 
-    #: the methods of ``torch.Tensor`` wrapped
-    METHODS = ("numpy", "__array__", "__dlpack__", "tolist", "item", "__float__", "__int__", "__complex__")
+    #: the methods wrapped, as ``(class path, method names)``: a tensor's, and a storage's (``bytes(s)``,
+    #: ``s.tolist()`` and ``s[i]`` read ``x.untyped_storage()`` without a tensor method; an eleventh red-team
+    #: helper). The C base classes' own methods (``torch._C.TensorBase.numpy``) cannot be wrapped: the static
+    #: rules refuse what reaches them (``super(torch.Tensor, x)``, ``mro``, private names)
+    METHODS = (("torch.Tensor", ("numpy", "__array__", "__dlpack__", "tolist", "item", "__float__", "__int__",
+                                 "__complex__")),
+               ("torch.storage._StorageBase", ("tolist", "__iter__", "__getitem__")),
+               ("torch.storage.UntypedStorage", ("__getitem__",)),
+               ("torch.storage.TypedStorage", ("tolist", "__iter__", "__getitem__")))
 
     def __init__(self):
         self.count = 0
         self.installed: list[str] = []
 
     def install(self) -> bool:
-        import torch
+        import importlib
 
-        counter = self
-        for name in self.METHODS:
-            original = getattr(torch.Tensor, name, None)
-            if original is None or getattr(original, "_kernelgym_counts", False):
-                continue
-
-            def make(original):
-                def read(*args, **kwargs):
-                    counter.count += 1
-                    return original(*args, **kwargs)
-
-                read._kernelgym_counts = True
-                read.__name__ = getattr(original, "__name__", "read")
-                return read
-
-            setattr(torch.Tensor, name, make(original))
-            self.installed.append(f"torch.Tensor.{name}")
+        for path, names in self.METHODS:
+            module, _, cls_name = path.rpartition(".")
+            cls = getattr(importlib.import_module(module), cls_name, None)
+            for name in names:
+                original = getattr(cls, name, None)
+                if original is None or getattr(original, "_kernelgym_counts", False):
+                    continue
+                setattr(cls, name, self._counting(original))
+                self.installed.append(f"{path}.{name}")
         return bool(self.installed)
+
+    def _counting(self, original):
+        """``original`` wrapped to count each call in :attr:`count`."""
+        counter = self
+
+        def read(*args, **kwargs):
+            counter.count += 1
+            return original(*args, **kwargs)
+
+        read._kernelgym_counts = True
+        read.__name__ = getattr(original, "__name__", "read")
+        return read

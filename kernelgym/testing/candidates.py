@@ -151,7 +151,8 @@ def forged_frame(header: str, call: int = 2, numpy_route: bool = False) -> str:
 #: exploits judged under a torch policy other than the default (``partial`` lets torch do part of the work, so
 #: torch doing all of it beside a trivial kernel is caught by the ``strict`` policy's coverage and aten rules)
 EXPLOIT_POLICY = {"torch_fallback_trivial_kernel": "strict", "numpy_does_the_work": "strict",
-                  "python_does_the_work": "strict"}
+                  "python_does_the_work": "strict", "numpy_through_the_c_base_class": "strict",
+                  "numpy_through_the_mro": "strict", "numpy_reads_the_storage": "strict"}
 
 #: a Triton kernel that copies its input: the candidate's own launch, while something else computed the values
 COPY_KERNEL = """
@@ -342,6 +343,43 @@ def object_at(address):
     return holder[0]
 object_at(word(id(len) + 24)).exec("import sys; sys.modules['kernelgym.judge.worker']._WATCHED.clear()", {})"""),
         ("runtime_error", "compile_error"), "out-of-bounds load"),
+    # the same route through a launch argument that only looks like a tensor: its storage reported a range of all
+    # of memory, which the bounds took as the argument's own (an eleventh red-team helper, 2026-12-06)
+    "stand_in_pointer_argument": ("guarded", kernel_forward(indent("return launch(x)"), extra="""
+@triton.jit
+def peek(p, out_ptr):
+    tl.store(out_ptr, tl.load(p))
+class Span:
+    def __init__(self, start, size):
+        self.start, self.size = start, size
+    def data_ptr(self):
+        return self.start
+    def nbytes(self):
+        return self.size
+    def cpu(self):
+        return self
+    def copy_(self, other):
+        return self
+class Word:
+    dtype = torch.int64
+    def __init__(self, address):
+        self.address = address
+    def data_ptr(self):
+        return self.address
+    def untyped_storage(self):
+        return Span(4096, 2 ** 62)
+    def new_empty(self, *args, **kwargs):
+        return self
+    def set_(self, *args):
+        return self
+    def storage_offset(self):
+        return 0
+    def size(self):
+        return (1,)
+    def stride(self):
+        return (1,)
+out = torch.zeros(1, dtype=torch.int64)
+peek[(1,)](Word(id(len) + 24), out)"""), ("runtime_error", "compile_error"), "only tensors may be"),
     "patch_guarded": ("guarded", kernel_forward(indent("return launch(x)"),
                                                 extra="torch.cuda.Event.elapsed_time = lambda *a: 1e-6"),
                       "rejected", "patching"),
@@ -357,6 +395,19 @@ return copied(torch.from_numpy(np.maximum(np.asarray(x.cpu()), 0) * 2 + 1).to(x.
     "python_does_the_work": ("guarded", kernel_forward(indent('''
 values = torch.tensor([max(v, 0.0) * 2 + 1 for v in x.flatten().tolist()], dtype=x.dtype)
 return copied(values.reshape(x.shape).to(x.device))'''), extra=COPY_KERNEL), "rejected", "host code"),
+    # past the wrapped methods (an eleventh red-team helper, 2026-12-06): torch's C base class's own numpy(),
+    # reached by super() or by the class's bases in order, and the values read through the tensor's storage
+    "numpy_through_the_c_base_class": ("guarded", kernel_forward(indent('''
+return copied(torch.from_numpy(np.maximum(super(torch.Tensor, x.cpu()).numpy(), 0) * 2 + 1).to(x.device))'''),
+        imports="import numpy as np", extra=COPY_KERNEL), "rejected", "super"),
+    "numpy_through_the_mro": ("guarded", kernel_forward(indent('''
+return copied(torch.from_numpy(np.maximum(torch.Tensor.mro()[1].numpy(x.cpu()), 0) * 2 + 1).to(x.device))'''),
+        imports="import numpy as np", extra=COPY_KERNEL), "rejected", "mro"),
+    "numpy_reads_the_storage": ("guarded", kernel_forward(indent('''
+raw = bytes(x.cpu().clone().untyped_storage())
+values = np.frombuffer(raw, dtype=np.float32).reshape(tuple(x.shape))
+return copied(torch.from_numpy(np.maximum(values, 0) * 2 + 1).to(x.device))'''), imports="import numpy as np",
+                                                           extra=COPY_KERNEL), "rejected", "host code"),
     "kernel_never_launched": ("runtime", kernel_forward(indent("return torch.relu(x) * 2 + 1")), "rejected", ""),
     # the policy measured in one call only: the forward tells the profiled call apart by the profiler's state or
     # by its place in the sequence, and runs its kernel there alone (torch everywhere else)
