@@ -32,6 +32,10 @@ ATEN_DATA_MOVEMENT = re.compile(r"^aten::(empty\w*|new_empty\w*|zeros\w*|new_zer
                                 r"chunk|unbind|detach_?|alias|lift_fresh\w*|lift|resolve_conj|resolve_neg|set_|"
                                 r"resize_\w*|cat|_cat|stack|movedim|moveaxis|swapaxes|swapdims|unfold|"
                                 r"is_nonzero|result_type|dim|size|stride|numel|is_contiguous)$")
+#: an operator of torch's dispatcher, in any namespace (``aten::``, ``mkldnn_prepacked::``, ``quantized::``, a
+#: library's): on the CPU every one but the data movement above counts as torch compute; an aten-only rule let
+#: oneDNN's ``mkldnn_prepacked::conv2d_run`` do a convolution, a matmul or a relu (a twelfth red-team helper)
+DISPATCHER_OP = re.compile(r"^\w+::\w")
 _CUDA_GLOBAL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
 
 
@@ -79,8 +83,9 @@ _OWN_NAMESPACES = (r"(?:(?:\(anonymous namespace\)|(?!(?:at|c10|caffe2|cutlass|c
 def coverage_from_events(events, names: list[str], strict_aten: bool = False) -> dict:
     """Summarise profiler events: kernel times by ownership, aten compute ops seen. Pure function of the events.
 
-    ``events`` are ``(name, is_device_kernel, device_us)`` tuples. With ``strict_aten`` (CPU mode) every aten
-    operator but those of :data:`ATEN_DATA_MOVEMENT` counts as torch compute; without (a GPU, where torch's work
+    ``events`` are ``(name, is_device_kernel, device_us)`` tuples. With ``strict_aten`` (CPU mode) every
+    dispatcher operator (:data:`DISPATCHER_OP`, any namespace) but those of :data:`ATEN_DATA_MOVEMENT` counts as
+    torch compute; without (a GPU, where torch's work
     shows as other kernels' time) those of :data:`ATEN_COMPUTE`.
     """
     total = mine = 0.0
@@ -95,7 +100,7 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
                 mine += dev_us
             else:
                 foreign[name] = foreign.get(name, 0.0) + dev_us
-        elif ATEN_COMPUTE.match(name) or (strict_aten and name.startswith("aten::")
+        elif ATEN_COMPUTE.match(name) or (strict_aten and DISPATCHER_OP.match(name)
                                           and not ATEN_DATA_MOVEMENT.match(name)):
             aten.add(name)
     top_foreign = sorted(foreign.items(), key=lambda kv: -kv[1])[:5]
@@ -223,7 +228,7 @@ class HostReads:
     #: helper). The C base classes' own methods (``torch._C.TensorBase.numpy``) cannot be wrapped: the static
     #: rules refuse what reaches them (``super(torch.Tensor, x)``, ``mro``, private names)
     METHODS = (("torch.Tensor", ("numpy", "__array__", "__dlpack__", "tolist", "item", "__float__", "__int__",
-                                 "__complex__")),
+                                 "__complex__", "__index__", "__bool__")),
                ("torch.storage._StorageBase", ("tolist", "__iter__", "__getitem__")),
                ("torch.storage.UntypedStorage", ("__getitem__",)),
                ("torch.storage.TypedStorage", ("tolist", "__iter__", "__getitem__")))

@@ -152,7 +152,8 @@ def forged_frame(header: str, call: int = 2, numpy_route: bool = False) -> str:
 #: torch doing all of it beside a trivial kernel is caught by the ``strict`` policy's coverage and aten rules)
 EXPLOIT_POLICY = {"torch_fallback_trivial_kernel": "strict", "numpy_does_the_work": "strict",
                   "python_does_the_work": "strict", "numpy_through_the_c_base_class": "strict",
-                  "numpy_through_the_mro": "strict", "numpy_reads_the_storage": "strict"}
+                  "numpy_through_the_mro": "strict", "numpy_reads_the_storage": "strict",
+                  "a_library_operator_does_the_work": "strict"}
 
 #: a Triton kernel that copies its input: the candidate's own launch, while something else computed the values
 COPY_KERNEL = """
@@ -408,6 +409,17 @@ raw = bytes(x.cpu().clone().untyped_storage())
 values = np.frombuffer(raw, dtype=np.float32).reshape(tuple(x.shape))
 return copied(torch.from_numpy(np.maximum(values, 0) * 2 + 1).to(x.device))'''), imports="import numpy as np",
                                                            extra=COPY_KERNEL), "rejected", "host code"),
+    # an operator of another namespace than aten's: oneDNN's prepacked convolution computes relu(x) * 2 + 1 (a
+    # twelfth red-team helper, 2026-12-06; the CPU's rule read aten operators only)
+    "a_library_operator_does_the_work": ("guarded", kernel_forward(indent('''
+b, d = x.shape
+image = x.reshape(1, 1, b, d)
+relu = torch.ops.mkldnn_prepacked.conv2d_prepack(torch.ones(1, 1, 1, 1), None, [1, 1], [0, 0], [1, 1], 1,
+                                                 [1, 1, b, d], "relu")
+affine = torch.ops.mkldnn_prepacked.conv2d_prepack(torch.full((1, 1, 1, 1), 2.0), torch.ones(1), [1, 1], [0, 0],
+                                                   [1, 1], 1, [1, 1, b, d], "none")
+run = torch.ops.mkldnn_prepacked.conv2d_run
+return copied(run(run(image, relu), affine).reshape(b, d))'''), extra=COPY_KERNEL), "rejected", "mkldnn_prepacked"),
     "kernel_never_launched": ("runtime", kernel_forward(indent("return torch.relu(x) * 2 + 1")), "rejected", ""),
     # the policy measured in one call only: the forward tells the profiled call apart by the profiler's state or
     # by its place in the sequence, and runs its kernel there alone (torch everywhere else)
