@@ -54,6 +54,10 @@ def verdicts(bernoulli_task, tmp_path_factory):
     # an honest law from one fixed seed: the same pattern on every call (found by a red-team helper)
     texts["fixed_seed"] = texts["honest"].replace("seed = int(torch.randint(0, 2**31 - 1, (1,)))", "seed = 1234")
     assert texts["fixed_seed"] != texts["honest"]
+    # an honest law with a few elements left non-finite (a thirteenth red-team helper: 6 of each kind passed)
+    texts["few_nonfinite"] = texts["honest"].replace("        return y\n", "        y.view(-1)[0:2] = float('inf')\n"
+                                                     "        return y\n")
+    assert texts["few_nonfinite"] != texts["honest"]
     with LocalEvaluator(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), max_workers=2,
                         prestart_workers=False) as evaluator:
         futures = {name: evaluator.submit(bernoulli_task, text, profile=SHORT) for name, text in texts.items()}
@@ -75,6 +79,12 @@ def test_a_nan_output_is_incorrect(verdicts):
     result = verdicts["nan"]
     assert result.status == "incorrect", result.message
     assert "NaN element(s), the reference has 0" in result.message
+
+
+def test_a_few_non_finite_elements_where_the_reference_has_none_are_incorrect(verdicts):
+    result = verdicts["few_nonfinite"]
+    assert result.status == "incorrect", result.message
+    assert "+Inf element(s), the reference has 0" in result.message
 
 
 def test_a_sampler_with_the_same_seed_on_every_call_is_incorrect(verdicts):

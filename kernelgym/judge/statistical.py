@@ -82,7 +82,9 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
     for k, kind in enumerate(("NaN", "+Inf", "-Inf")):
         seen = [c[k] for c in ref_counts]
         spread = max(seen) - min(seen)
-        allowed = COUNT_Z * math.sqrt(max(max(seen), 1)) + spread  # a law may draw a rare Inf the reference missed
+        # none where no draw of the reference has any: 6 of each kind, 18 elements never looked at again (the
+        # moments and tests read finite positions), passed on every Random task (a thirteenth red-team helper)
+        allowed = COUNT_Z * math.sqrt(max(seen)) + spread if max(seen) else 0
         if abs(out_counts[k] - seen[0]) > allowed:
             return False, f"{out_counts[k]} {kind} element(s), the reference has {seen[0]}", None
     (rm, rs, n_ref, m4), (om, os_, n_out, _) = (_moments([ref_flat], device, chunk)[0],

@@ -168,6 +168,16 @@ def _watched(launch_methods: tuple = ()) -> dict:
     return watched
 
 
+def _fits_a_float(value) -> bool:
+    """Whether the number ``value`` converts to a float (an int of 400 digits does not: it goes as ``other``, the
+    candidate's wrong output, not the worker's crash)."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
+
+
 def _resolve(path: str):
     import builtins
     import importlib as _importlib
@@ -361,7 +371,7 @@ class Worker:
                     descs.append({"kind": "subclass", "type": _type(out).__name__})
                 else:
                     descs.append({"kind": "tensor", **tensor_header(out)})
-            elif _type(out) in (int, float, bool):
+            elif _type(out) in (int, float, bool) and _fits_a_float(out):
                 descs.append({"kind": "scalar", "value": float(out)})
             else:  # never its type's name as the kind: a class named "scalar" passed for a number
                 descs.append({"kind": "other", "type": _type(out).__name__})

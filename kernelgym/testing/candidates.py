@@ -420,6 +420,11 @@ affine = torch.ops.mkldnn_prepacked.conv2d_prepack(torch.full((1, 1, 1, 1), 2.0)
                                                    [1, 1], 1, [1, 1, b, d], "none")
 run = torch.ops.mkldnn_prepacked.conv2d_run
 return copied(run(run(image, relu), affine).reshape(b, d))'''), extra=COPY_KERNEL), "rejected", "mkldnn_prepacked"),
+    # a number no float holds as the output: the worker's description of it raised, and the worker died with a
+    # traceback (a thirteenth red-team helper; `crashed`, the candidate's, but with no word of why)
+    "number_beyond_a_float_as_output": ("guarded", kernel_forward(indent('''
+launch(x)
+return 10 ** 400''')), "incorrect", "type 'int'"),
     "kernel_never_launched": ("runtime", kernel_forward(indent("return torch.relu(x) * 2 + 1")), "rejected", ""),
     # the policy measured in one call only: the forward tells the profiled call apart by the profiler's state or
     # by its place in the sequence, and runs its kernel there alone (torch everywhere else)
