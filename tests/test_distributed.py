@@ -82,6 +82,33 @@ def test_identical_candidates_are_evaluated_once(pool, relu_task):
     assert first is not second
 
 
+def test_a_timeout_or_a_judge_fault_is_not_remembered_for_an_identical_submission(pool):
+    """Another evaluation may have held the machine (a red-team helper stalled the runner's thread for a minute and
+    an honest candidate timed out): such an end says nothing settled about the text, so a resubmission is judged
+    again; a settled verdict is remembered."""
+    import concurrent.futures as cf
+
+    from kernelgym.judge.result import EvalResult
+
+    ends = {"timeout": EvalResult(task_id="t", status="timeout"), "fault": EvalResult(task_id="t", status="crashed"),
+            "ok": EvalResult(task_id="t", status="ok"), "raised": None}
+    ends["fault"].add_flag("judge_error", "the judge failed")
+    for key, result in ends.items():
+        future = cf.Future()
+        if result is None:
+            future.set_exception(RuntimeError("the actor died"))
+        else:
+            future.set_result(result)
+        with pool._lock:
+            pool._memo[f"test-{key}"] = future
+        pool._forget_unsettled(f"test-{key}", future)
+    with pool._lock:
+        kept = {key for key in ends if f"test-{key}" in pool._memo}
+        for key in ends:
+            pool._memo.pop(f"test-{key}", None)
+    assert kept == {"ok"}
+
+
 def test_a_killed_actor_is_restarted_and_its_work_retried(pool, relu_task):
     texts = [GOOD.replace("256", str(2 ** (i + 5))) for i in range(6)]
     futures = [pool.submit(relu_task, t) for t in texts]

@@ -733,3 +733,57 @@ def test_a_flop_rate_is_measured_against_the_ceiling_of_the_tasks_own_arithmetic
     with pytest.raises(Verdict, match="faster than the hardware allows"):
         judge._record_efficiency(EvalResult(task_id=task.id, runtime_ms=runtime_ms),
                                  dataclasses.replace(task, precision=None))
+
+
+@pytest.mark.parametrize("text", ["\n" * 199_999 + "x", "```" + "a" * 199_990 + "x", " " * 199_999 + "x",
+                                  "```\n" * 49_000, "class\n" * 33_000], ids=["newlines", "fence_letters",
+                                                                            "spaces", "open_fences", "class_lines"])
+def test_the_runners_reading_of_an_action_is_linear_in_its_length(text):
+    """The runner reads every action (and a compile error's log) in the thread that keeps other evaluations'
+    deadlines, under the interpreter lock: 200,000 newlines took 61 s in a quadratic search for ``class ModelNew``
+    and a concurrent honest evaluation timed out (a red-team helper). A linear reading takes milliseconds; the bound
+    here is far from both."""
+    import time
+
+    from kernelgym.judge.compile import summarize_compiler_errors
+    from kernelgym.judge.extract import ExtractionError, extract_code
+
+    started = time.perf_counter()
+    with pytest.raises(ExtractionError):
+        extract_code(text)
+    summarize_compiler_errors(text.replace("a", "ptxas "))
+    assert time.perf_counter() - started < 3.0
+
+
+def test_extraction_keeps_its_contract():
+    from kernelgym.judge.extract import ExtractionError, extract_code
+
+    assert extract_code("Here:\n```python\nclass ModelNew:\n    pass\n```\nDone.") == "class ModelNew:\n    pass\n"
+    assert extract_code("```text\nnotes\n```\n```python3 (final)\nclass ModelNew: pass\n```") == \
+        "class ModelNew: pass\n"
+    assert extract_code("import torch\n\n  class ModelNew:\n    pass\n").startswith("import torch")
+    with pytest.raises(ExtractionError, match="ModelNew"):
+        extract_code("```python\nclass Model:\n    pass\n```")
+
+
+def test_a_poll_that_came_back_late_moves_the_deadlines_on_within_a_credit():
+    """The runner's thread held (another evaluation's work under the interpreter lock) is not the worker's time:
+    a poll back more than the grace late moves the deadlines on by the excess, up to a credit per evaluation; a
+    poll back on time moves nothing (a hung worker still times out)."""
+    import time
+    import types
+
+    from kernelgym.judge.session import POLL_S, STALL_CREDIT_S, STALL_GRACE_S, Session
+
+    moved = []
+    fake = types.SimpleNamespace(_stall_credit=STALL_CREDIT_S, postpone=moved.append)
+    now = time.monotonic()
+    Session._forgive_runner_stall(fake, now - POLL_S)                        # on time
+    Session._forgive_runner_stall(fake, now - POLL_S - STALL_GRACE_S / 2)    # late, within the grace
+    assert moved == []
+    Session._forgive_runner_stall(fake, now - POLL_S - 60.0)                 # held for a minute
+    assert len(moved) == 1 and 59.0 < moved[0] < 61.0
+    Session._forgive_runner_stall(fake, now - POLL_S - 100.0)                # the credit's rest, not more
+    assert abs(sum(moved) - STALL_CREDIT_S) < 1e-6 and fake._stall_credit == 0
+    Session._forgive_runner_stall(fake, now - POLL_S - 100.0)
+    assert len(moved) == 2

@@ -327,7 +327,21 @@ class RayEvalPool:
                 self._memo[key] = future
                 while len(self._memo) > 4096:
                     self._memo.popitem(last=False)
+            future.add_done_callback(lambda done: self._forget_unsettled(key, done))
         return future
+
+    def _forget_unsettled(self, key: str, future: cf.Future) -> None:
+        """Drop ``future`` from the memo when what it ended with says nothing settled about the text: an exception,
+        a judge fault or a timeout (another evaluation may have held the machine; a resubmission is judged again)."""
+        try:
+            result = future.result()
+            unsettled = bool(getattr(result, "judge_fault", False)) or getattr(result, "status", None) == "timeout"
+        except BaseException:  # noqa: BLE001 - a failed or cancelled future
+            unsettled = True
+        if unsettled:
+            with self._lock:
+                if self._memo.get(key) is future:
+                    del self._memo[key]
 
     def _key(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> str:
         name = profile if isinstance(profile, str) else repr(profile)

@@ -21,12 +21,18 @@ def extension_dir(cache_dir: Path, source: str) -> Path:
     return Path(cache_dir) / "torch_ext" / hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
+#: the characters of each log line that :func:`summarize_compiler_errors` reads
+MAX_LINE_CHARS = 500
+
+
 def summarize_compiler_errors(log: str, max_errors: int = 5, context: int = 2) -> str:
     """The first ``max_errors`` error lines of a compiler log, each with ``context`` following lines.
 
     Returns an empty string when the log holds no recognisable error line.
     """
-    lines = log.splitlines()
+    # each line cut before it is matched: ``ptxas .*error`` on one long line of a candidate's printed text is
+    # quadratic, run in the runner's thread (a red-team helper, 2026-12-06); a compiler's error line is short
+    lines = [line[:MAX_LINE_CHARS] for line in log.splitlines()]
     picked: list[str] = []
     seen: set[str] = set()
     i = 0

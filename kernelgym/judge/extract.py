@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+#: a fenced block: its tag (the word after the backticks, not backtracked into: ``[^\n]*`` after it starts where the
+#: word ends, so a long unbroken line after the backticks is read once, not once per character) and its body. The
+#: runner reads every action with these, in the thread that keeps other evaluations' deadlines: both must be linear
+#: in the text (a red-team helper's 200,000 newlines held the interpreter lock for a minute, 2026-12-06)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)(?![A-Za-z0-9_+-])[^\n]*\n(.*?)```", re.DOTALL)
+#: ``class ModelNew`` at the start of a line (its indentation within the line: ``\s*`` crossed newlines and
+#: rescanned the rest of the text from every line start)
+_MODEL_NEW = re.compile(r"^[ \t]*class[ \t]+ModelNew\b", re.MULTILINE)
 _PYTHON_TAGS = {"", "python", "py", "python3"}
 
 
@@ -29,7 +36,7 @@ def extract_code(text: object, max_chars: int = 200_000) -> str:
         raise ExtractionError("the answer holds no code")
     if "\x00" in code:
         raise ExtractionError("the code contains a NUL character")
-    if not re.search(r"^\s*class\s+ModelNew\b", code, re.MULTILINE):
+    if not _MODEL_NEW.search(code):
         raise ExtractionError("no `class ModelNew` found: answer with a whole Python file defining ModelNew "
                               "(in a ```python block)")
     return code

@@ -52,6 +52,12 @@ SNAPSHOT_BYTES = {"gpu": 1 << 30, "cpu": 256 << 20}
 #: unused memory the runner's caching allocator may keep past the correctness stage (more is given back before the
 #: timing stage, :meth:`Session._gpu_stages`)
 RELEASE_CACHE_BYTES = 1 << 30
+#: how long one wait for a frame from the worker lasts before the runner looks at the deadlines and the memory
+POLL_S = 0.5
+#: a wait that came back this much later than due means the runner's own thread was held (:meth:`Session.expect`)
+STALL_GRACE_S = 2.0
+#: the most the deadlines of one evaluation move on for such stalls
+STALL_CREDIT_S = 120.0
 #: outputs up to this size are compared for every block of timed calls; larger ones for a random share of blocks
 CHECK_EVERY_BLOCK_BYTES = 64 << 20
 #: timed calls compared per evaluation at the least, however large the outputs (each in a block of its own when the
@@ -167,6 +173,7 @@ class Session:
         self._degeneracy = DegeneracyWatch()  # are the reference's outputs the same for every seed?
         self._own_launches = None  # launches of the candidate's kernels in the last forward compared (worker's count)
         self._host_reads = None  # calls handing tensor values to host code in that forward (worker's count)
+        self._stall_credit = STALL_CREDIT_S  # seconds the deadlines may still move on for this thread's stalls
         self._lent_files: set[str] = set()  # output files this side made for the worker to fill (not its memory)
 
     # -- limits ------------------------------------------------------------------------------------------------
@@ -196,6 +203,20 @@ class Session:
         self.deadline += seconds
         self.total_deadline += seconds
 
+    def _forgive_runner_stall(self, polled: float) -> float:
+        """After a poll of the worker's channel that began at ``polled`` and found nothing: where it came back more
+        than :data:`STALL_GRACE_S` later than it was due, this thread was held, not the worker slow (another
+        evaluation's work holding the interpreter lock: a red-team helper's quadratic text stalled the runner for
+        a minute and an honest candidate timed out), so the deadlines move on by the excess, up to
+        :data:`STALL_CREDIT_S` in all. Returns the time of this check (the next poll's start)."""
+        now = time.monotonic()
+        late = now - polled - POLL_S
+        if late > STALL_GRACE_S and self._stall_credit > 0:
+            credit = min(late, self._stall_credit)
+            self._stall_credit -= credit
+            self.postpone(credit)
+        return now
+
     # -- I/O -----------------------------------------------------------------------------------------------------
     def send(self, *words) -> None:
         self._end_idle()
@@ -207,15 +228,18 @@ class Session:
 
     def expect(self, *events: str) -> dict:
         """The next frame, which must be one of ``events`` (an error frame becomes its verdict)."""
+        polled = time.monotonic()
         while True:
             end = min(self.deadline, self.total_deadline)
             try:
-                header = self.reader.read_header(min(end, time.monotonic() + 0.5))
+                header = self.reader.read_header(min(end, time.monotonic() + POLL_S))
                 check_frame(header)  # only what the worker's own code sends (kernelgym.judge.frames)
                 if time.monotonic() - self._memory_checked >= MEMORY_CHECK_EVERY_S:
                     self._check_memory()  # also a worker that answers every command fast (a red-team finding)
                 break
             except Deadline:
+                polled = self._forgive_runner_stall(polled)
+                end = min(self.deadline, self.total_deadline)
                 if time.monotonic() >= end:
                     where = self.where_stuck()
                     if end == self.total_deadline:
