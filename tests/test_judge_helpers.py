@@ -101,8 +101,8 @@ def copy(x, y, n, B: tl.constexpr):
 def peek(addr, out):
     tl.store(out, tl.load(addr.to(tl.pointer_type(tl.int64))))
 @triton.jit
-def poke(addr, out):
-    tl.store(addr.to(tl.pointer_type(tl.int64)), tl.load(out))
+def past(out):
+    tl.store(out + 1, tl.load(out))
 @triton.jit
 def add_one(x):
     tl.atomic_add(x + tl.arange(0, 8), 1.0)
@@ -117,7 +117,7 @@ base = torch.arange(20.); view = base[5:15]
 print(outcome(lambda: copy[(4,)](x, y, 1000, B=256)), torch.equal(x, y),
       outcome(lambda: copy[(1,)](x, y, 2048, B=2048)),                 # lanes past both arguments
       outcome(lambda: peek[(1,)](id(len) + 24, word)),
-      outcome(lambda: poke[(1,)](word.data_ptr() + 8, word)),          # one element past the argument
+      outcome(lambda: past[(1,)](word)),                                # one element past the argument
       outcome(lambda: copy[(1,)](view, y, 10, B=16)), torch.equal(y[:10], base[5:15]),
       outcome(lambda: add_one[(1,)](z)))
 '''
