@@ -9,9 +9,9 @@ import re
 #: runner reads every action with these, in the thread that keeps other evaluations' deadlines: both must be linear
 #: in the text (a red-team helper's 200,000 newlines held the interpreter lock for a minute, 2026-12-06)
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)(?![A-Za-z0-9_+-])[^\n]*\n(.*?)```", re.DOTALL)
-#: ``class ModelNew`` at the start of a line (its indentation within the line: ``\s*`` crossed newlines and
-#: rescanned the rest of the text from every line start)
-_MODEL_NEW = re.compile(r"^[ \t]*class[ \t]+ModelNew\b", re.MULTILINE)
+#: ``class ModelNew`` at the start of a line (Python's whitespace within the line, form feed included: ``\s*``
+#: crossed newlines and rescanned the rest of the text from every line start)
+_MODEL_NEW = re.compile(r"^[ \t\f]*class[ \t\f]+ModelNew\b", re.MULTILINE)
 _PYTHON_TAGS = {"", "python", "py", "python3"}
 
 

@@ -258,11 +258,11 @@ def _step(obj, parts: list[str], i: int):
     ``TritonSemantic.lang`` is a module). A module's own ``__getattr__`` does not run either: torch's imported
     ``torch._dynamo`` and ``torch._inductor`` (about 870 modules) into the runner for a candidate naming
     ``torch._dynamo.config``, past :func:`_importable_here`'s rule on private parts (a tenth red-team helper)."""
-    if not isinstance(obj, types.ModuleType):
-        return inspect.getattr_static(obj, parts[i])
     try:
         return inspect.getattr_static(obj, parts[i])
     except AttributeError:
+        if not isinstance(obj, types.ModuleType):
+            raise
         return _import_here(".".join(parts[:i + 1]))
 
 
