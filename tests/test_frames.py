@@ -26,7 +26,7 @@ GOOD_FRAMES = [
                                     "top_kernels": [{"name": "k", "us": 9.0, "share": 0.9, "own": True}],
                                     "launched": ["k"], "foreign_kernels": [{"name": "f", "us": 1.0}],
                                     "aten_compute_ops": [], "candidate_kernels": ["k"],
-                                    "interpreter_launches": {"k": 2}}},
+                                    "interpreter_launches": {"k": 2}, "host_copies": 0}},
     {"event": "profile", "report": {"coverage": None, "candidate_kernels": [], "interpreter_launches": {}}},
     {"event": "error", "status": "runtime_error", "where": "trial", "message": "boom", "traceback": "..."},
 ]
@@ -66,6 +66,8 @@ def test_the_workers_own_frames_pass(frame):
     {"event": "profile", "report": {"foreign_kernels": [{}]}},
     {"event": "profile", "report": {"coverage": float("nan")}},
     {"event": "profile", "report": {"launched": True}},
+    {"event": "profile", "report": {"host_copies": -1}},
+    {"event": "profile", "report": {"host_copies": True}},
     {"event": 5},
     {},
 ])

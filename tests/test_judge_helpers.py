@@ -141,6 +141,49 @@ def test_on_the_cpu_every_aten_operator_but_data_movement_is_torch_compute():
     assert coverage_from_events(events, [], strict_aten=False)["aten_compute_ops"] == ["aten::mm"]
 
 
+def _event(name, *children, device="CPU", kernels=()):
+    """A profiler event as :func:`kernelgym.judge.profile.host_only_events` reads one (torch's ``FunctionEvent``
+    fields of the same names)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(name=name, cpu_children=list(children), kernels=list(kernels),
+                           device_type=f"DeviceType.{device}")
+
+
+def test_on_a_gpu_an_operator_that_put_no_work_on_the_device_is_host_compute():
+    """A GPU profile's host-side operators: one whose own or nested events launched a kernel, a copy or a fill on
+    the device (a CUDA call, or kernels attributed to it) is the device's work, which the kernel time accounts for;
+    an operator with none computed on host tensors and counts as torch compute (not data movement, which moves
+    inputs either way); a device-to-host copy is counted."""
+    from kernelgym.judge.profile import coverage_from_events, host_only_events
+
+    on_device = _event("aten::relu", _event("aten::clamp_min", _event("cudaLaunchKernel")))
+    by_kernels = _event("aten::mm", kernels=["sm90_xmma_gemm"])
+    on_host = _event("aten::relu", _event("aten::clamp_min"))
+    copy_out = _event("aten::_to_copy", _event("aten::copy_", _event("cudaMemcpyAsync")))
+    moved = _event("aten::empty_like")
+    nested_host = _event("mylib::fused", _event("cudaLaunchKernel"), _event("aten::tanh"))
+    roots = [on_device, by_kernels, on_host, copy_out, moved, nested_host]
+    events = []
+    pending = list(roots)
+    while pending:
+        event = pending.pop()
+        events.append(event)
+        pending.extend(event.cpu_children)
+    kernel = _event("Memcpy DtoH (Device -> Pageable)", device="CUDA")
+    events.append(kernel)
+    host = host_only_events(events)
+    assert id(on_host) in host and id(on_host.cpu_children[0]) in host and id(moved) in host
+    assert id(nested_host.cpu_children[1]) in host and id(nested_host) not in host
+    assert not {id(on_device), id(by_kernels), id(copy_out), id(kernel)} & host
+    rows = [(e.name, e.device_type.endswith("CUDA"), 1.0, id(e) in host) for e in events]
+    report = coverage_from_events(rows, [])
+    assert report["aten_compute_ops"] == ["aten::clamp_min", "aten::mm", "aten::relu", "aten::tanh"]
+    assert report["host_copies"] == 1
+    on_device_only = [r for r in rows if r[0] != "aten::tanh" and not (r[0].startswith("aten::") and r[3])]
+    assert coverage_from_events(on_device_only, [])["aten_compute_ops"] == ["aten::mm"]
+
+
 def test_compiler_errors_are_cut_to_the_first_relevant_lines():
     from kernelgym.judge.compile import summarize_compiler_errors
 

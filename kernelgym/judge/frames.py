@@ -88,7 +88,8 @@ FIELD_CHECKS: dict[str, dict[str, Callable[[Any], bool]]] = {
         "coverage": _optional(_finite_non_negative), "launched": _list_of(_str),
         "top_kernels": _list_of(lambda k: isinstance(k, dict)),
         "foreign_kernels": _list_of(_dict_with({"name": _str}, required=("name",))),
-        "kernel_us_total": _is_number, "kernel_us_candidate": _is_number})},
+        "kernel_us_total": _is_number, "kernel_us_candidate": _is_number,
+        "host_copies": lambda v: _is_int(v) and v >= 0})},
 }
 
 

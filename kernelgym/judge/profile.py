@@ -36,6 +36,11 @@ ATEN_DATA_MOVEMENT = re.compile(r"^aten::(empty\w*|new_empty\w*|zeros\w*|new_zer
 #: library's): on the CPU every one but the data movement above counts as torch compute; an aten-only rule let
 #: oneDNN's ``mkldnn_prepacked::conv2d_run`` do a convolution, a matmul or a relu (a twelfth red-team helper)
 DISPATCHER_OP = re.compile(r"^\w+::\w")
+#: the CUDA runtime and driver calls that put work on a device (a kernel, a copy, a fill, a graph)
+DEVICE_WORK_CALL = re.compile(r"^cu(da)?(LaunchKernel\w*|LaunchCooperativeKernel\w*|Memcpy\w*|Memset\w*|"
+                              r"GraphLaunch\w*)$")
+#: a device activity that copied device memory to the host (CUPTI's name for it, whoever asked for the copy)
+DEVICE_TO_HOST_COPY = re.compile(r"^Memcpy DtoH\b")
 _CUDA_GLOBAL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
 
 
@@ -83,24 +88,29 @@ _OWN_NAMESPACES = (r"(?:(?:\(anonymous namespace\)|(?!(?:at|c10|caffe2|cutlass|c
 def coverage_from_events(events, names: list[str], strict_aten: bool = False) -> dict:
     """Summarise profiler events: kernel times by ownership, aten compute ops seen. Pure function of the events.
 
-    ``events`` are ``(name, is_device_kernel, device_us)`` tuples. With ``strict_aten`` (CPU mode) every
-    dispatcher operator (:data:`DISPATCHER_OP`, any namespace) but those of :data:`ATEN_DATA_MOVEMENT` counts as
-    torch compute; without (a GPU, where torch's work
-    shows as other kernels' time) those of :data:`ATEN_COMPUTE`.
+    ``events`` are ``(name, is_device_kernel, device_us)`` tuples, or ``(name, is_device_kernel, device_us,
+    on_host)`` where ``on_host`` marks an operator that put no work on a device (:func:`host_only_events`). With
+    ``strict_aten`` (CPU mode) every dispatcher operator (:data:`DISPATCHER_OP`, any namespace) but those of
+    :data:`ATEN_DATA_MOVEMENT` counts as torch compute; without (a GPU, where torch's work shows as other kernels'
+    time) those of :data:`ATEN_COMPUTE`, and every other such operator that ran ``on_host``: torch computing on host
+    copies of the data, which no kernel time shows. ``host_copies`` counts the device activities that copied device
+    memory to the host (:data:`DEVICE_TO_HOST_COPY`).
     """
     total = mine = 0.0
     kernels: dict[str, float] = {}
     foreign: dict[str, float] = {}
     aten: set[str] = set()
-    for name, is_kernel, dev_us in events:
+    host_copies = 0
+    for name, is_kernel, dev_us, *on_host in events:
         if is_kernel:
             total += dev_us
             kernels[name] = kernels.get(name, 0.0) + dev_us
+            host_copies += bool(DEVICE_TO_HOST_COPY.match(name))
             if _matches(name, names):
                 mine += dev_us
             else:
                 foreign[name] = foreign.get(name, 0.0) + dev_us
-        elif ATEN_COMPUTE.match(name) or (strict_aten and DISPATCHER_OP.match(name)
+        elif ATEN_COMPUTE.match(name) or ((strict_aten or any(on_host)) and DISPATCHER_OP.match(name)
                                           and not ATEN_DATA_MOVEMENT.match(name)):
             aten.add(name)
     top_foreign = sorted(foreign.items(), key=lambda kv: -kv[1])[:5]
@@ -108,7 +118,7 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
             "coverage": (mine / total) if total > 0 else None,
             "launched": sorted(n for n in names if any(_matches(k, [n]) for k in kernels)),
             "foreign_kernels": [{"name": n[:120], "us": round(us, 2)} for n, us in top_foreign],
-            "aten_compute_ops": sorted(aten)}
+            "aten_compute_ops": sorted(aten), "host_copies": host_copies}
 
 
 #: kernels listed in the profiling feedback, per side
@@ -153,12 +163,37 @@ def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict,
             output = model(*inputs)
         if device.startswith("cuda"):
             torch.cuda.synchronize()
+    events = events_of(prof)
+    on_host = host_only_events(events) if device.startswith("cuda") else set()
     rows = []
-    for e in events_of(prof):
+    for e in events:
         is_kernel = str(getattr(e, "device_type", "")).endswith("CUDA")
         dev_us = float(e.time_range.elapsed_us()) if is_kernel else 0.0
-        rows.append((e.name, is_kernel, dev_us))
+        rows.append((e.name, is_kernel, dev_us, id(e) in on_host))
     return coverage_from_events(rows, names, strict_aten=not device.startswith("cuda")), output
+
+
+def host_only_events(events) -> set[int]:
+    """The ``id()`` of every host-side event of a GPU profile that put no work on a device: neither it nor any event
+    nested in it on its thread (``cpu_children``) has device kernels attributed to it or is a CUDA call of
+    :data:`DEVICE_WORK_CALL`. A dispatcher operator among them ran on host tensors (a forward that copied its inputs
+    to the host, or had a kernel write them into pinned host memory, and let torch compute there: no kernel time
+    shows that work, so the coverage share could not). Walked without recursion."""
+    busy: dict[int, bool] = {}
+    for root in events:
+        pending = [(root, False)]
+        while pending:
+            event, children_done = pending.pop()
+            if id(event) in busy:
+                continue
+            children = list(getattr(event, "cpu_children", None) or [])
+            if not children_done:
+                pending.append((event, True))
+                pending.extend((c, False) for c in children if id(c) not in busy)
+                continue
+            busy[id(event)] = bool(getattr(event, "kernels", None)) or bool(DEVICE_WORK_CALL.match(event.name)) \
+                or any(busy.get(id(c), False) for c in children)
+    return {id(e) for e in events if not str(getattr(e, "device_type", "")).endswith("CUDA") and not busy[id(e)]}
 
 
 class LaunchCounter:

@@ -941,6 +941,9 @@ class Session:
         aten = report.get("aten_compute_ops") or []
         if aten:
             found.append(("torch_fallback", f"torch operators did compute in the forward: {', '.join(aten[:5])}"))
+        if report.get("host_copies"):
+            found.append(("torch_fallback", f"the forward copied device memory to the host {report['host_copies']} "
+                                            f"time(s): the work must be done by your own kernels on the device"))
         if self.settings.on_cpu:
             launched = sum(int(v) for k, v in (report.get("interpreter_launches") or {}).items() if k in names)
             if launched == 0:

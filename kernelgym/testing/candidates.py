@@ -153,7 +153,7 @@ def forged_frame(header: str, call: int = 2, numpy_route: bool = False) -> str:
 EXPLOIT_POLICY = {"torch_fallback_trivial_kernel": "strict", "numpy_does_the_work": "strict",
                   "python_does_the_work": "strict", "numpy_through_the_c_base_class": "strict",
                   "numpy_through_the_mro": "strict", "numpy_reads_the_storage": "strict",
-                  "a_library_operator_does_the_work": "strict"}
+                  "a_library_operator_does_the_work": "strict", "torch_computes_on_a_host_copy": "strict"}
 
 #: a Triton kernel that copies its input: the candidate's own launch, while something else computed the values
 COPY_KERNEL = """
@@ -420,6 +420,10 @@ affine = torch.ops.mkldnn_prepacked.conv2d_prepack(torch.full((1, 1, 1, 1), 2.0)
                                                    [1, 1], 1, [1, 1, b, d], "none")
 run = torch.ops.mkldnn_prepacked.conv2d_run
 return copied(run(run(image, relu), affine).reshape(b, d))'''), extra=COPY_KERNEL), "rejected", "mkldnn_prepacked"),
+    # torch computing on a host copy of the inputs (on a GPU no kernel time shows that work: the operators that put
+    # none on the device are counted, and the copy to the host, `profile.host_only_events`)
+    "torch_computes_on_a_host_copy": ("guarded", kernel_forward(indent('''
+return copied((x.cpu().clamp(min=0) * 2 + 1).to(x.device))'''), extra=COPY_KERNEL), "rejected", "torch"),
     # a number no float holds as the output: the worker's description of it raised, and the worker died with a
     # traceback (a thirteenth red-team helper; `crashed`, the candidate's, but with no word of why)
     "number_beyond_a_float_as_output": ("guarded", kernel_forward(indent('''

@@ -60,6 +60,36 @@ def test_under_strict_host_code_doing_the_work_is_rejected_and_an_honest_kernel_
     assert "host code" in result.message, result.message
 
 
+#: the candidate's kernel moves the input into pinned host memory and back out (a pinned tensor's address is valid on
+#: the device), torch computes on the host in between: no copy call, no device kernel of torch's
+PINNED_ROUND_TRIP = """
+host = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
+copy[(triton.cdiv(x.numel(), 256),)](x, host, x.numel(), BLOCK=256)
+torch.cuda.synchronize()
+done = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
+torch.mul(host.clamp(min=0), 2, out=done).add_(1)
+y = torch.empty_like(x)
+copy[(triton.cdiv(x.numel(), 256),)](done, y, x.numel(), BLOCK=256)
+return y"""
+
+
+@pytest.mark.parametrize("route", ["host_copy", "pinned_round_trip"])
+def test_under_strict_torch_computing_on_the_host_is_rejected(gpu_judge, relu_task, route):
+    """Torch computing on host tensors shows no kernel time: the profile's operators that put no work on the device
+    are torch compute under strict (``profile.host_only_events``), and a copy to the host is counted; the runtime
+    rule alone (static checks off)."""
+    from kernelgym.testing.candidates import COPY_KERNEL, EXPLOITS, indent, kernel_forward
+
+    text = (EXPLOITS["torch_computes_on_a_host_copy"][1] if route == "host_copy"
+            else kernel_forward(indent(PINNED_ROUND_TRIP), extra=COPY_KERNEL))
+    judge = type(gpu_judge)(device="cuda:0", cache_dir=gpu_judge.cache_dir, static_checks=False)
+    result = judge.evaluate(relu_task, text, torch_policy="strict")
+    print("\nHOST", route, result.status, result.message)
+    assert result.status == "rejected", result.message + result.log_tail
+    assert any(f["name"] == "torch_fallback" for f in result.flags), result.flags
+    assert judge.evaluate(relu_task, text).status == "ok"  # the default policy lets torch do part of the work
+
+
 def test_side_stream_work_is_waited_for(gpu_judge, relu_task):
     """Work launched on a side stream is inside the timed region: the device-wide sync waits for it."""
     text = candidate(pre="s = torch.cuda.Stream()\n        torch.cuda.set_stream(s)")
