@@ -5,7 +5,7 @@
 #   knobs (environment): SMOKE_K (pytest -k of tests/gpu), SMOKE_TIMEOUT (s, default 450: the whole of tests/gpu took
 #   over 200 s on the H200); DS_PROFILE (datasets: quick, the default, or full: 10 s of timing alone on the GPU per
 #   solution, more than the part's 230 s for all of them), DS_TIMEOUT (s, default 230: on the H100 65 of the 69
-#   solutions were evaluated in it), DS_TAG (a suffix of the part's result files: two runs in one call, e.g. the
+#   solutions were evaluated in it), DS_ARGS (more arguments of `kernelgym eval`, e.g. "--torch-policy strict"), DS_TAG (a suffix of the part's result files: two runs in one call, e.g. the
 #   second with KERNELGYM_TIMING_METHOD=activity, keep both; bound$DS_TAG.txt: benchmarks/bound_report.py on the
 #   run, the rows the runner's wall-clock bound raised), COLLECT_TIMEOUT (s, default 150: 80 s ended the twelfth
 #   session's collection before its first episode; 0: no collection); TP_BATCH, TP_BUDGET_S, TP_DEVICE_TRANSFER, TP_ARGS (more
@@ -54,7 +54,7 @@ if run datasets; then
     solutions=/tmp/ds_only
   fi
   timeout -s INT ${DS_TIMEOUT:-230} python3 -m kernelgym.cli eval $solutions --out "$OUT/eval" --profile ${DS_PROFILE:-quick} --device cuda:0 \
-    --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval${DS_TAG:-}.txt"
+    ${DS_ARGS:-} --no-progress 2>&1 | grep -v USDT | tee "$OUT/eval${DS_TAG:-}.txt"
   [ "${COLLECT_TIMEOUT:-150}" = 0 ] || timeout -s INT ${COLLECT_TIMEOUT:-150} python3 -m kernelgym.cli collect --out "$OUT/collect/l2.jsonl" --level 2 --samples 2 --turns 2 --jobs 4 \
     --device cuda:0 --no-progress 2>&1 | grep -v USDT | tee "$OUT/collect${DS_TAG:-}.txt"
   [ -f "$OUT/eval/results.jsonl" ] && python3 benchmarks/bound_report.py "$OUT/eval/results.jsonl" 2>&1 | tee "$OUT/bound${DS_TAG:-}.txt" | tail -3
