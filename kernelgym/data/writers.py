@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernelgym.judge.result import valid_data
+
 
 class DamagedLineWarning(UserWarning):
     """A JSONL line was partial or not valid JSON and was skipped."""
@@ -139,8 +141,11 @@ class JsonlWriter:
             _fsync_dir(self.path.parent)
 
     def write(self, row: dict[str, Any]) -> None:
-        """Append one row and make it durable (written and fsync-ed) before returning."""
-        line = (json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        """Append one row and make it durable (written and fsync-ed) before returning. A lone surrogate in a string
+        (a policy's answer decoded from JSON's ``\\ud800``, a candidate's message) is written as its escape text
+        (:func:`~kernelgym.judge.result.valid_text`): UTF-8 cannot hold it, and the row is kept, not lost."""
+        line = json.dumps(valid_data(row), ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = line.encode("utf-8")
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"{self.path} is not open")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable
 
 import gymnasium as gym
@@ -20,6 +21,8 @@ from kernelgym.tasks import KERNELGYM_SET, Task, TaskSet, load_task_set
 
 MAX_TEXT = 1_000_000
 MAX_ACTION = 200_000
+#: the observation's ``best_speedup`` bound
+MAX_SPEEDUP = 1e6
 
 
 class KernelEnv(gym.Env):
@@ -111,7 +114,7 @@ class KernelEnv(gym.Env):
             "feedback": AnyText(max_length=MAX_TEXT, min_length=0),
             "prompt": AnyText(max_length=MAX_TEXT, min_length=0),
             "turn": spaces.Discrete(self.max_turns + 1),
-            "best_speedup": spaces.Box(0.0, 1e6, shape=(1,), dtype=np.float32),
+            "best_speedup": spaces.Box(0.0, MAX_SPEEDUP, shape=(1,), dtype=np.float32),
         })
         self.action_space = AnyText(max_length=MAX_ACTION, min_length=0)
         self.task: Task | None = None
@@ -167,7 +170,11 @@ class KernelEnv(gym.Env):
     # -- helpers --------------------------------------------------------------------------------------------
     @property
     def best_speedup(self) -> float:
-        return max((r.speedup or 0.0 for r in self.history if r.correct and r.timing_meaningful), default=0.0)
+        """The best measured speedup of a correct attempt so far (0 if none), within the observation's bounds
+        ``[0, MAX_SPEEDUP]``; a non-finite speedup counts as none."""
+        speedups = (r.speedup for r in self.history if r.correct and r.timing_meaningful)
+        best = max((float(s) for s in speedups if s is not None and math.isfinite(s) and s > 0), default=0.0)
+        return min(best, MAX_SPEEDUP)
 
     def hardware_json(self) -> str:
         if self._hardware_json is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kernelgym.judge.guards import ALLOWED_MODULES
+from kernelgym.judge.result import valid_text
 from kernelgym.tasks import Task
 
 BACKEND_GUIDE = {
@@ -42,16 +43,50 @@ def render_prompt(task: Task, hardware: dict, backend: str, feedback: str, turn:
     return "\n\n".join(parts)
 
 
+#: flags listed one a line in the feedback; the others are counted by name on one line
+FEEDBACK_FLAGS = 16
+#: longest one-line field (a message, a flag's reason, a trial's reason, a kernel's name) in the feedback
+FEEDBACK_FIELD_CHARS = 1000
+#: longest line of the candidate's log shown, and the longest feedback as a whole
+FEEDBACK_LOG_LINE_CHARS = 300
+FEEDBACK_CHARS = 20_000
+#: what begins every line of the candidate's log in the feedback
+LOG_QUOTE = "  | "
+
+
+def _one_line(text, limit: int = FEEDBACK_FIELD_CHARS) -> str:
+    """``text`` as one line (its line breaks, every kind ``str.splitlines`` knows, shown as `` / ``), at most
+    ``limit`` characters: a field the candidate's words reach (an exception's message) can neither start a line of
+    its own that reads like the judge's (``Status: ok``) nor grow the feedback past its bound."""
+    line = " / ".join(part.strip() for part in str(text).splitlines() if part.strip())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
 def render_feedback(result: dict, profiling: bool = True) -> str:
     """The last EvalResult (as a dict) as a short report: verdict, errors, mismatch detail, timings, flags, and
-    (``profiling``, GPU results only) the top kernels by GPU time of the candidate's forward and of the reference's."""
-    lines = [f"Status: {result['status']} (stage reached: {result['stage']})", f"Message: {result['message']}"]
-    for flag in result.get("flags") or []:
-        lines.append(f"Flag {flag['name']}: {flag['reason']}")
+    (``profiling``, GPU results only) the top kernels by GPU time of the candidate's forward and of the reference's.
+
+    Every line the judge writes starts with its label; what the candidate's code or output reached (messages,
+    reasons, kernel names) is kept to one line each, and its log's lines are quoted (each begins with
+    :data:`LOG_QUOTE`), so the next prompt shows no line the candidate wrote as the judge's. Bounded: at most
+    :data:`FEEDBACK_FLAGS` flags one a line, and :data:`FEEDBACK_CHARS` in all (the observation's text fields hold
+    at most ``MAX_TEXT``; a rejected text of 80,000 characters once had 6,000 flags and 1.5 MB of feedback)."""
+    lines = [f"Status: {_one_line(result['status'])} (stage reached: {_one_line(result['stage'])})",
+             f"Message: {_one_line(result['message'])}"]
+    flags = [f for f in result.get("flags") or [] if isinstance(f, dict)]
+    for flag in flags[:FEEDBACK_FLAGS]:
+        lines.append(f"Flag {_one_line(flag.get('name'), 100)}: {_one_line(flag.get('reason'))}")
+    if len(flags) > FEEDBACK_FLAGS:
+        more: dict[str, int] = {}
+        for flag in flags[FEEDBACK_FLAGS:]:
+            name = _one_line(flag.get("name"), 100)
+            more[name] = more.get(name, 0) + 1
+        listed = ", ".join(f"{name} ({n})" for name, n in list(more.items())[:FEEDBACK_FLAGS])
+        lines.append(f"Flags not shown: {len(flags) - FEEDBACK_FLAGS} more ({_one_line(listed)})")
     failed = [t for t in result.get("trials") or [] if not t.get("ok")]
     if failed:
         t = failed[0]
-        lines.append(f"First failing trial: #{t['trial']} ({t['stage']} inputs): {t.get('reason', '')}")
+        lines.append(f"First failing trial: #{t['trial']} ({t['stage']} inputs): {_one_line(t.get('reason', ''))}")
     if result.get("runtime_ms") is not None:
         spread = result.get("runtime_spread") or {}
         timing = (f"Runtime: {result['runtime_ms']:.4g} ms (IQR {spread.get('iqr_ms', 0) or 0:.3g} ms, "
@@ -69,8 +104,15 @@ def render_feedback(result: dict, profiling: bool = True) -> str:
     for side, label in (("candidate", "your forward"), ("reference", "the PyTorch reference")):
         if profiling and tops.get(side):
             lines.append(f"Top kernels of {label} by GPU time:")
-            lines.extend(f"  {100 * (k.get('share') or 0):5.1f}%  {k.get('us', 0):10.1f} us  {k.get('name')}"
+            lines.extend(f"  {100 * (k.get('share') or 0):5.1f}%  {k.get('us', 0):10.1f} us  "
+                         f"{_one_line(k.get('name'), 300)}"
                          + ("  (yours)" if side == "candidate" and k.get("own") else "") for k in tops[side])
     if result["status"] in ("compile_error", "runtime_error", "crashed", "timeout") and result.get("log_tail"):
-        lines.append("Log (last lines):\n" + "\n".join(result["log_tail"].strip().splitlines()[-25:]))
-    return "\n".join(lines)
+        log = str(result["log_tail"]).strip().splitlines()[-25:]
+        lines.append("Log (last lines):\n" + "\n".join(LOG_QUOTE + _cut(line, FEEDBACK_LOG_LINE_CHARS) for line in log))
+    text = valid_text("\n".join(lines))
+    return text if len(text) <= FEEDBACK_CHARS else text[:FEEDBACK_CHARS - 40] + "\n[feedback cut to its length limit]"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -346,7 +346,8 @@ class RayEvalPool:
     def _key(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> str:
         name = profile if isinstance(profile, str) else repr(profile)
         parts = (task.id, task.digest, backend, name, torch_policy, text)
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        # surrogatepass: a text holding a lone surrogate (no UTF-8 encodes it) still has its own key; ``submit`` raised
+        return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _pick(self) -> int:
         with self._lock:

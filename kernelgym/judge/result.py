@@ -82,6 +82,36 @@ STATUSES = ("ok", "compile_error", "runtime_error", "timeout", "incorrect", "rej
 JUDGE_FAULT_FLAGS = ("judge_error", "aborted")
 
 
+def valid_text(text: str) -> str:
+    """``text`` with every lone surrogate (``"\\ud800"``: no UTF-8 encodes it) written as its escape, so the text
+    encodes as UTF-8 (a JSONL line, a Parquet cell, a tokenizer, a terminal); any other text unchanged. A worker's
+    messages come through JSON, whose ``\\ud800`` escapes decode to such characters (a candidate raised one: the
+    collector's writer failed and the whole run ended, a fifteenth red-team helper, 2026-12-07)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def valid_data(value: Any) -> Any:
+    """``value`` (plain JSON data: dicts, lists, tuples, strings, numbers) with :func:`valid_text` applied to every
+    string in it, keys included; the same object where nothing needed it."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        items = [(valid_data(k), valid_data(v)) for k, v in value.items()]
+        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items())):
+            return value
+        return dict(items)
+    if isinstance(value, (list, tuple)):
+        items = [valid_data(v) for v in value]
+        if all(v is v0 for v, v0 in zip(items, value)):
+            return value
+        return type(value)(items) if isinstance(value, list) else tuple(items)
+    return value
+
+
 @dataclass
 class EvalResult:
     """Verdict of one evaluation. See the module docstring for each field's meaning."""
@@ -138,6 +168,16 @@ class EvalResult:
 
     def add_flag(self, name: str, reason: str) -> None:
         self.flags.append({"name": name, "reason": reason})
+
+    def make_text_valid(self) -> EvalResult:
+        """Apply :func:`valid_text` to every string of the result (message, log tail, flags, trials, ...): the
+        candidate's words reach them (an exception's message), and every layer above writes them as UTF-8."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            mended = valid_data(value)
+            if mended is not value:
+                setattr(self, f.name, mended)
+        return self
 
     # -- plain data ----------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

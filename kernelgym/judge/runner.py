@@ -121,6 +121,26 @@ def drop_traceback_locals(exc: BaseException | None) -> None:
         exc = exc.__cause__ or exc.__context__
 
 
+#: static flags a result keeps at most (the message counts them all): a text of 80,000 characters importing 6,000
+#: modules had 6,000 flags, 1.6 MB of result per step (a fifteenth red-team helper, 2026-12-07)
+MAX_STATIC_FLAGS = 32
+
+
+def kept_flags(flags: list[tuple[str, str]], limit: int = MAX_STATIC_FLAGS) -> list[tuple[str, str]]:
+    """At most ``limit`` of ``flags``, in their order: the first of each name, then the others as they come."""
+    chosen: set[int] = set()
+    names: set[str] = set()
+    for i, (name, _) in enumerate(flags):
+        if name not in names and len(chosen) < limit:
+            names.add(name)
+            chosen.add(i)
+    for i in range(len(flags)):
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    return [flag for i, flag in enumerate(flags) if i in chosen]
+
+
 class Judge:
     """Evaluates candidates for tasks on one device. Thread-compatible, not thread-safe: one evaluation at a time.
 
@@ -228,7 +248,7 @@ class Judge:
             result.message = f"internal judge error (not the candidate's fault): {type(exc).__name__}: {exc}"[:500]
             result.add_flag("judge_error", f"{result.message} ({raised_where(exc)})")
         result.durations["total"] = round(time.monotonic() - started, 3)
-        return result
+        return result.make_text_valid()  # the worker's words (an exception's message) may hold lone surrogates
 
     def memory_need(self, task: Task) -> int:
         """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
@@ -306,7 +326,7 @@ class Judge:
             result.durations["static"] = round(time.monotonic() - t0, 3)
         if flags and all(name in guards.BROKEN_TEXT_FLAGS for name, _ in flags):
             raise Verdict("compile_error", f"static checks: {flags[0][1]}")  # a typo, not a trick: no flags
-        for name, reason in flags:
+        for name, reason in kept_flags(flags):
             result.add_flag(name, reason)
         if flags:
             raise Verdict("rejected", f"rejected by static checks: {flags[0][1]}"
@@ -330,7 +350,7 @@ class Judge:
             self._run_worker(result, task, source, prof, mode="build", arch=arch)
         except Verdict as verdict:
             result.status, result.message = verdict.status, verdict.message
-            return result
+            return result.make_text_valid()
         return None
 
     def _build_without_gpu(self, task: Task, text: str, source: str, prof: EvalProfile,
