@@ -16,6 +16,8 @@ JUDGE = Path(__file__).resolve().parents[1] / "kernelgym" / "judge"
 GOOD_FRAMES = [
     {"event": "ready"},
     {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [16, 250]},
+                                   {"kind": "tensor", "dtype": "float32", "shape": [16, 250], "strides": [1, 16],
+                                    "contiguous": False, "lazy": False, "device": "cpu"},
                                    {"kind": "scalar", "value": 1.5}, {"kind": "subclass", "type": "Mine"},
                                    {"kind": "other", "type": "list"}],
      "mutated_inputs": [0], "integrity_flags": [["monkeypatch", "the candidate replaced torch.equal"]],
@@ -49,6 +51,12 @@ def test_the_workers_own_frames_pass(frame):
     {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": 5}]},
     {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [-1]}]},
     {"event": "outputs", "descs": [{"kind": "tensor", "dtype": 5, "shape": [1]}]},
+    {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [1, 2], "strides": [1]}]},
+    {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [2], "strides": [-1]}]},
+    {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [2], "strides": "1"}]},
+    {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [2], "contiguous": 1}]},
+    {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [2], "lazy": []}]},
+    {"event": "outputs", "descs": [{"kind": "tensor", "dtype": "float32", "shape": [2], "device": 0}]},
     {"event": "outputs", "descs": [{"kind": 5}]},
     {"event": "outputs", "descs": [{"kind": "scalar", "value": "1"}]},
     {"event": "outputs", "descs": [{"kind": "scalar"}]},  # a class named "scalar" once made this

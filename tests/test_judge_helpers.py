@@ -830,3 +830,35 @@ def test_a_poll_that_came_back_late_moves_the_deadlines_on_within_a_credit():
     assert abs(sum(moved) - STALL_CREDIT_S) < 1e-6 and fake._stall_credit == 0
     Session._forgive_runner_stall(fake, now - POLL_S - 100.0)
     assert len(moved) == 2
+
+
+def test_an_output_must_be_contiguous_or_laid_out_as_the_references():
+    """``correctness.check_layout`` (a sixteenth red-team helper, 2026-12-07): the judge makes every output dense
+    outside the timed interval, so a view where the reference materialises (L1/100's permutation, an expanded row,
+    a lazy negative view) left work to the judge. Contiguous passes, and the reference's own strides; a lazy view
+    only where the reference's is one; only the reference output's device; an undescribed layout never."""
+    import torch
+
+    from kernelgym.judge.correctness import check_layout
+    from kernelgym.judge.timing import layout
+
+    def desc(t):
+        return {"kind": "tensor", "dtype": "float32", "shape": list(t.shape), **layout(t)}
+
+    ref = torch.ones(3, 4)
+    assert check_layout(ref, desc(torch.zeros(3, 4)), 0) is None
+    assert check_layout(ref, desc(torch.zeros(1, 4).expand(3, 4)), 0).reason.find("neither contiguous") > 0
+    assert not check_layout(ref, desc(torch.zeros(4, 3).t()), 0).ok
+    assert not check_layout(ref, desc(torch._neg_view(torch.zeros(3, 4))), 0).ok
+    transposed_ref = torch.ones(4, 3).t()  # a reference returning a view: its strides, or contiguous, pass
+    assert check_layout(transposed_ref, desc(torch.zeros(4, 3).t()), 0) is None
+    assert check_layout(transposed_ref, desc(torch.zeros(3, 4)), 0) is None
+    assert check_layout(torch._neg_view(torch.ones(3, 4)), desc(torch._neg_view(torch.zeros(3, 4))), 0) is None
+    assert check_layout(ref, {**desc(torch.zeros(3, 4)), "device": "cuda:1"}, 0).reason.find("on cuda:1") > 0
+    for missing in ("strides", "contiguous", "lazy", "device", "aliases_input"):
+        partial = {k: v for k, v in desc(torch.zeros(3, 4)).items() if k != missing}
+        assert "not described" in check_layout(ref, partial, 0).reason
+    assert check_layout(1.5, {"kind": "scalar", "value": 1.5}, 0) is None
+    empty = torch.zeros(0, 4)  # zero-size and size-1 dimensions: contiguous whatever their strides
+    assert check_layout(torch.ones(0, 4), desc(empty), 0) is None
+    assert check_layout(torch.ones(3, 1), desc(torch.zeros(1, 3).t()), 0) is None

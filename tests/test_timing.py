@@ -449,6 +449,29 @@ def test_a_scrubbing_timer_poisons_what_each_call_took_and_returned():
     assert torch.isnan(snapshots[1][0]).all()  # the second call returned the already-poisoned cache
 
 
+def test_a_timed_calls_layout_is_taken_before_its_snapshot():
+    """The snapshot's clone makes an expanded output dense (and resolves a lazy negative view): the layout the
+    runner checks (``correctness.check_layout``) is the forward's own, recorded before the clone (a sixteenth
+    red-team helper: views left for the judge to materialise, untimed)."""
+    from kernelgym.judge.timing import layout
+
+    base = torch.arange(4.0)
+    outs = iter([base.expand(3, 4), torch.ones(3, 4).t(), torch._neg_view(-torch.ones(3, 4)), torch.ones(3, 4)])
+    snapshots: list = []
+    layouts: list = []
+    CallTimer(lambda x: next(outs), lambda i: [torch.zeros(1)], "cpu").time_block(4, snapshots, layouts=layouts)
+    assert [entry[0]["strides"] for entry in layouts] == [[0, 1], [1, 4], [4, 1], [4, 1]]
+    assert [entry[0]["contiguous"] for entry in layouts] == [False, False, True, True]
+    assert [entry[0]["lazy"] for entry in layouts] == [False, False, True, False]
+    assert {entry[0]["device"] for entry in layouts} == {"cpu"}
+    assert snapshots[0][0].stride() == (4, 1) and not snapshots[2][0].is_neg()  # what the clone alone would say
+    assert layout(torch.zeros(2, 3)) == {"strides": [3, 1], "contiguous": True, "lazy": False, "device": "cpu",
+                                         "aliases_input": False}
+    x = torch.zeros(4, 3)
+    assert layout(x[:2], [x])["aliases_input"] and not layout(x[:2].clone(), [x])["aliases_input"]
+    assert not layout(torch.zeros(0), [torch.zeros(0)])["aliases_input"]  # no memory, nothing shared
+
+
 def test_the_reference_timer_leaves_its_tensors_alone():
     out = torch.ones(3)
     CallTimer(lambda x: out, lambda i: [torch.zeros(1)], "cpu").time_block(1)

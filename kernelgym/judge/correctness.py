@@ -69,6 +69,48 @@ def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck
     return None
 
 
+def check_layout(ref, cand_desc: dict, index: int) -> TrialCheck | None:
+    """A failing :class:`TrialCheck` when the candidate's tensor output (described as the forward returned it,
+    :func:`kernelgym.judge.timing.layout`) is laid out otherwise than contiguously or as the reference's ``ref`` is,
+    else ``None``.
+
+    The comparison reads values only, and the judge makes every output dense before it reads it: a timed call's
+    snapshot (``clone``) materialises an expanded (stride 0) or lazily negated view, and the copy-out
+    (:func:`kernelgym.judge.transfer.flat_bytes`) any strided one, both outside the timed interval. A forward that
+    returned a view where the reference materialises (L1/100 asks for its permuted result contiguous: an
+    element-wise kernel in the input's layout then ``permute`` was ``ok`` under every policy, a sixteenth red-team
+    helper) left part of the task's work to the judge, untimed. An output is accepted contiguous, or with exactly
+    the reference's strides (a reference that returns a transposed view: honest kernels return it either way), and
+    a lazy negative or conjugate view only where the reference's output is one; and on the reference output's
+    device: the timer synchronises the judge's GPU only, so work a forward queued on another GPU of the machine and
+    left there in its output would run after the timed interval (not shown on a GPU: the machines lent to the red
+    team had one). Whether an output that shares memory with an input may (where the reference's output does too)
+    is the session's to say (:meth:`kernelgym.judge.session.Session._aliasing_refused`): it runs the reference once
+    more to know."""
+    import torch
+
+    if not torch.is_tensor(ref) or cand_desc.get("kind") != "tensor":
+        return None
+    strides, contiguous, lazy = cand_desc.get("strides"), cand_desc.get("contiguous"), cand_desc.get("lazy")
+    device = cand_desc.get("device")
+    if not isinstance(contiguous, bool) or not isinstance(lazy, bool) or not isinstance(strides, list) or \
+            not isinstance(device, str) or not isinstance(cand_desc.get("aliases_input"), bool):
+        return TrialCheck(False, f"output {index}: its layout was not described", output=index)
+    if device != str(ref.device):
+        return TrialCheck(False, f"output {index}: on {device}, the reference's on {ref.device}: return it on the "
+                                 f"device of the inputs", output=index)
+    ref_strides = list(ref.stride())
+    if not contiguous and strides != ref_strides:
+        return TrialCheck(False, f"output {index}: strides {tuple(strides)} are neither contiguous nor the "
+                                 f"reference's {tuple(ref_strides)}: return the output materialised (e.g. "
+                                 f"`.contiguous()` inside the forward), not a view the judge would have to copy",
+                          output=index)
+    if lazy and not (ref.is_neg() or ref.is_conj()):
+        return TrialCheck(False, f"output {index}: a lazy negative or conjugate view (its bytes are not its "
+                                 f"values): return the output materialised", output=index)
+    return None
+
+
 #: elements compared at once: float64 temporaries of one chunk stay near 0.5 GB whatever the output's size
 CHUNK = 1 << 26
 

@@ -66,14 +66,22 @@ def _finite_non_negative(value: Any) -> bool:
 
 
 def _output_description(desc: Any) -> bool:
-    """One entry of an ``outputs`` frame's ``descs`` (``Worker.send_outputs``): a tensor's dtype and shape, a
+    """One entry of an ``outputs`` frame's ``descs`` (``Worker.send_outputs``): a tensor's dtype, shape and layout
+    (strides as many as its dimensions, ``contiguous``, ``lazy`` and ``aliases_input`` flags, its device:
+    :func:`kernelgym.judge.timing.layout`), a
     number's value, or the type's name of a tensor subclass or of anything else (a red-team helper named a class
     ``scalar`` when the kind was the type's name: a number without a value, compared as ``None``)."""
     if not isinstance(desc, dict):
         return False
     kind = desc.get("kind")
     if kind == "tensor":
-        return _str(desc.get("dtype")) and _list_of(lambda s: _is_int(s) and s >= 0)(desc.get("shape"))
+        shape = desc.get("shape")
+        return (_str(desc.get("dtype")) and _list_of(lambda s: _is_int(s) and s >= 0)(shape)
+                and _optional(lambda v: _list_of(lambda s: _is_int(s) and s >= 0)(v) and len(v) == len(shape))(
+                    desc.get("strides"))
+                and all(_optional(lambda v: isinstance(v, bool))(desc.get(k))
+                        for k in ("contiguous", "lazy", "aliases_input"))
+                and _optional(_str)(desc.get("device")))
     if kind == "scalar":
         return _is_number(desc.get("value"))
     return kind in ("subclass", "other") and _str(desc.get("type"))

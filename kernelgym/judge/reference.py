@@ -138,6 +138,21 @@ class ReferenceSide:
         with torch.no_grad(), reference_numerics():
             return as_tuple(model(*make_inputs(module, seed, self.device, outlier)))
 
+    def output_aliases(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS) -> tuple:
+        """Per output of the reference on the inputs drawn from ``seed``, whether it shares memory with one of them
+        (the input itself, or a view of it): where it does not, a candidate's output that does left the copy to
+        the judge (:meth:`kernelgym.judge.session.Session._aliasing_refused`)."""
+        import torch
+
+        module, model = self.model(task, init_seed)
+        with torch.no_grad(), reference_numerics():
+            inputs = make_inputs(module, seed, self.device, outlier)
+            outputs = as_tuple(model(*inputs))
+        stores = {x.untyped_storage().data_ptr() for x in inputs
+                  if torch.is_tensor(x) and x.untyped_storage().nbytes()}
+        return tuple(torch.is_tensor(o) and o.untyped_storage().nbytes() > 0
+                     and o.untyped_storage().data_ptr() in stores for o in outputs)
+
     def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS,
                       off_device: Callable[[], ContextManager] = contextlib.nullcontext,
                       make_room: Callable[[], bool] = lambda: False) -> tuple | None:

@@ -24,7 +24,8 @@ from typing import Callable
 from kernelgym.judge import policy, sandbox, streams
 from kernelgym.judge.activity import merge as merge_spans
 from kernelgym.judge.admission import GpuAdmission, SlicedHold
-from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, compare_outputs, describe
+from kernelgym.judge.correctness import TrialCheck, all_finite, check_description, check_layout, compare_outputs, \
+    describe
 from kernelgym.judge.degeneracy import FLAG as DEGENERATE, REASON as DEGENERATE_REASON
 from kernelgym.judge.degeneracy import DegeneracyWatch, output_fingerprint
 from kernelgym.judge.frames import check_frame
@@ -156,6 +157,8 @@ class Session:
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
+        #: per output, whether the reference's shares memory with an input (:meth:`_aliasing_refused`), once asked
+        self._reference_aliases: tuple | None = None
         self._idle_since: tuple | None = None  # (wall, worker CPU) when the worker began to wait for a command
         self._worker_pids: list[int] = []
         self.idle_s = self.idle_cpu_s = 0.0
@@ -743,7 +746,8 @@ class Session:
             if isinstance(desc, dict) and desc.get("kind") == "subclass":
                 raise self.reject("tensor_subclass", f"output {i} is a tensor subclass ({desc.get('type')}); "
                                                      f"return plain tensors")
-            bad = check_description(describe(ref), desc, i)
+            bad = check_description(describe(ref), desc, i) or check_layout(ref, desc, i) or \
+                self._aliasing_refused(desc, i, seed, outlier)
             if bad is not None:
                 return bad
             if desc["kind"] == "tensor":
@@ -779,6 +783,22 @@ class Session:
                     check = self._compare_wide(seed, refs, tuple(outs), atol, exacts, make_room)
                 exacts = None  # freed before the reservation ends
         return check
+
+    def _aliasing_refused(self, desc: dict, index: int, seed: int, outlier: int) -> TrialCheck | None:
+        """A failing check when the candidate's output ``index`` shares memory with one of its call's inputs (a view
+        of an input: the judge's snapshot or copy-out then made the copy, untimed) and the reference's output does
+        not; ``None`` otherwise. A task whose reference returns a view of its input (a reshape) allows it: the
+        reference is run once more to know, the first time an output aliases (a sixteenth red-team helper)."""
+        if not (isinstance(desc, dict) and desc.get("kind") == "tensor" and desc.get("aliases_input") is True):
+            return None
+        if self._reference_aliases is None:
+            with self.step("reference"):
+                self._reference_aliases = self.reference.output_aliases(self.task, self.init_seed, seed, outlier)
+        if index < len(self._reference_aliases) and self._reference_aliases[index]:
+            return None
+        return TrialCheck(False, f"output {index} shares memory with an input (a view of it), where the reference's "
+                                 f"is a tensor of its own: return the output materialised, not a view the judge "
+                                 f"would have to copy", output=index)
 
     def exact_room(self, room: ExactRoom, wait_s: float = EXACT_MEMORY_WAIT_S) -> bool:
         """Reserve :attr:`exact_need` bytes of the memory budget beside the evaluation's own, into ``room`` (kept

@@ -51,7 +51,11 @@ _Tensor = torch.Tensor
 MODE_DEPTHS = tuple(d for d in (getattr(torch._C, "_len_torch_function_stack", None),
                                 getattr(torch._C, "_len_torch_dispatch_stack", None)) if d is not None)
 _untyped_storage = torch.Tensor.untyped_storage
+_stride, _is_contiguous, _is_neg, _is_conj = torch.Tensor.stride, torch.Tensor.is_contiguous, torch.Tensor.is_neg, \
+    torch.Tensor.is_conj
+_device_of, _str = torch.Tensor.device.__get__, str
 _storage_fill = torch.UntypedStorage.fill_
+_storage_ptr, _storage_nbytes = torch.UntypedStorage.data_ptr, torch.UntypedStorage.nbytes
 _get_switch, _set_switch = sys.getswitchinterval, sys.setswitchinterval
 _gc_enabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 _nullcontext = contextlib.nullcontext
@@ -174,6 +178,23 @@ def changed_inputs(before: tuple, after: tuple) -> list[int]:
     """Indices of the inputs whose samples (:func:`sample_inputs`) differ."""
     return [k for k, (a, b) in enumerate(zip(before, after)) if (a is None) != (b is None) or
             (a is not None and not _equal(a, b))]
+
+
+def layout(tensor, inputs=()) -> dict:
+    """How ``tensor``'s elements lie in memory, for the runner's check of an output's layout
+    (:func:`kernelgym.judge.correctness.check_layout`): its strides, whether it is contiguous, whether it is a lazy
+    negative or conjugate view (``x.conj().imag``) whose bytes are not its values, and its device (work queued on
+    another GPU than the one the timer synchronises would run after the timed interval, into the snapshot). Taken
+    from a forward's own outputs (a trial's, or a timed call's before its snapshot: the snapshot's clone makes an
+    expanded or lazy output dense, so its own layout says nothing of the forward's), with whether it shares memory
+    with one of the call's ``inputs`` (a view of an input: the snapshot's clone copies it, untimed, where the
+    reference's output is a fresh tensor). Only functions bound at import are called."""
+    own = _untyped_storage(tensor)
+    where = _storage_ptr(own) if _storage_nbytes(own) else None
+    aliases = where is not None and any(_is_tensor(x) and _storage_ptr(_untyped_storage(x)) == where for x in inputs)
+    return {"strides": list(_stride(tensor)), "contiguous": bool(_is_contiguous(tensor)),
+            "lazy": bool(_is_neg(tensor)) or bool(_is_conj(tensor)), "device": _str(_device_of(tensor)),
+            "aliases_input": aliases}
 
 
 def scrub(values) -> None:
@@ -307,7 +328,8 @@ class CallTimer:
             _cuda_sync()
 
     def time_block(self, calls: int, keep: list | None = None, changed: list | None = None,
-                   salt: int = 0, after_call: Callable[[], None] | None = None) -> list[float]:
+                   salt: int = 0, after_call: Callable[[], None] | None = None,
+                   layouts: list | None = None) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
         the judge compares one of them, chosen after the block, with the reference. With ``changed``, the inputs each
@@ -315,7 +337,8 @@ class CallTimer:
         :func:`sample_inputs` salted with ``salt``). With
         ``scrub_released``, each call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the
         timed interval. ``after_call`` runs after each call, outside the timed interval too (the worker counts the
-        candidate's kernel launches of each timed call there)."""
+        candidate's kernel launches of each timed call there). With ``layouts``, each call's outputs' layouts
+        (:func:`layout`, ``None`` for what is not a tensor) are appended too, taken before the snapshot."""
         block: list[float] = []
         self.refused_snapshots = []
         stage = self.stage_recorder
@@ -346,6 +369,8 @@ class CallTimer:
                 if refused:  # the candidate's code would run in the snapshot below: none is taken
                     self.refused_snapshots.append(refused)
                     outs = ()
+                if layouts is not None:
+                    layouts.append(tuple(layout(o, args) if _is_tensor(o) else None for o in outs))
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
                 if changed is not None:

@@ -84,6 +84,7 @@ _warm_up = _timing.CallTimer.warm_up
 _record_stage = _timing.CallTimer.record_stage
 _stage_spans = _timing.CallTimer.stage_spans
 _scrub = _timing.scrub
+_layout = _timing.layout
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
@@ -120,6 +121,15 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing._event_sync": _timing._event_sync,
         "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
         "kernelgym.judge.timing.scrub": _timing.scrub,
+        "kernelgym.judge.timing.layout": _timing.layout,
+        "kernelgym.judge.timing._stride": _timing._stride,
+        "kernelgym.judge.timing._is_contiguous": _timing._is_contiguous,
+        "kernelgym.judge.timing._is_neg": _timing._is_neg,
+        "kernelgym.judge.timing._is_conj": _timing._is_conj,
+        "kernelgym.judge.timing._device_of": _timing._device_of,
+        "kernelgym.judge.timing._str": _timing._str,
+        "kernelgym.judge.timing._storage_ptr": _timing._storage_ptr,
+        "kernelgym.judge.timing._storage_nbytes": _timing._storage_nbytes,
         "kernelgym.judge.timing.sample_inputs": _timing.sample_inputs,
         "kernelgym.judge.timing.changed_inputs": _timing.changed_inputs,
         "kernelgym.judge.timing._storage_fill": _timing._storage_fill,
@@ -148,12 +158,13 @@ def _watched(launch_methods: tuple = ()) -> dict:
     }
     watched.update(_activity.watched_methods())  # the profiler's own methods: patched, they could forge spans
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
-                 "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to"):
+                 "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to", "stride", "is_contiguous",
+                 "is_neg", "is_conj"):
         watched[f"torch.Tensor.{name}"] = getattr(t, name)
     me = sys.modules[__name__]
     for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
-                 "_type", "_readline", "_CallTimer", "_scrub", "as_tuple", "build_model", "call_seed", "make_inputs",
-                 "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
+                 "_type", "_readline", "_CallTimer", "_scrub", "_layout", "as_tuple", "build_model", "call_seed",
+                 "make_inputs", "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
                  "_current_frames"):  # what reads and sends outputs
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "_timed_block", "check", "spans", "trial",
@@ -235,6 +246,8 @@ class Worker:
         #: the null blocks' timer (:meth:`null_block`), kept over all of them; its recorder ends at ``go``
         self.null_timer = None
         self.snapshots: list[tuple] = []
+        #: the layout of each snapshotted call's outputs as the forward returned them (:func:`timing.layout`)
+        self.snapshot_layouts: list[tuple] = []
         self.launches = LaunchCounter()
         self.launches.install()
         #: calls handing tensor values to host code (numpy, lists, numbers), counted in every call: each forward's
@@ -330,7 +343,7 @@ class Worker:
         reads = self.host_reads.count - reads
         own = self.launches.own(self.own_names) if self.launches.installed else None
         mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _equal(a, b)]
-        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None)
+        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None, inputs=inputs)
         _scrub(outputs)  # released: nothing of this call's results survives for a later call to pick up
         _scrub(inputs)
         return sent
@@ -352,25 +365,28 @@ class Worker:
         report["host_reads"] = reads if self.host_reads.installed else None
         report["interpreter_launches"] = dict(self.launches.counts)
         self.send({"event": Event.PROFILE, "report": report})
-        sent = self.send_outputs(as_tuple(output), [])
+        sent = self.send_outputs(as_tuple(output), [], inputs=inputs)
         _scrub(as_tuple(output))
         _scrub(inputs)
         return sent
 
     def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None,
-                     host_reads: int | None = None) -> bool:
+                     host_reads: int | None = None, layouts: tuple | None = None, inputs: tuple = ()) -> bool:
         """Describe ``outputs`` (with the integrity flags of this moment and, for a trial, how many launches of the
         candidate's own Triton kernels the forward made and how many calls handed tensor values to host code,
         :class:`~kernelgym.judge.profile.HostReads`), then copy each tensor into the file the runner names.
-        The tensors are snapshots taken by the worker's own code or the forward's fresh results."""
+        The tensors are snapshots taken by the worker's own code or the forward's fresh results; each tensor's
+        description carries its layout as the forward returned it (``layouts``, taken before a timed call's snapshot,
+        else the outputs' own, against the call's ``inputs``), which the runner checks against the reference's."""
         flags = self.integrity_flags()
         descs = []
-        for out in outputs:
+        for k, out in enumerate(outputs):
             if _is_tensor(out):
                 if _type(out) not in (_Tensor, _Parameter):
                     descs.append({"kind": "subclass", "type": _type(out).__name__})
                 else:
-                    descs.append({"kind": "tensor", **tensor_header(out)})
+                    shown = layouts[k] if layouts is not None and k < len(layouts) else None
+                    descs.append({"kind": "tensor", **tensor_header(out), **(shown or _layout(out, inputs))})
             elif _type(out) in (int, float, bool) and _fits_a_float(out):
                 descs.append({"kind": "scalar", "value": float(out)})
             else:  # never its type's name as the kind: a class named "scalar" passed for a number
@@ -429,7 +445,7 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - the profiler failed to start: the judge's error
             self.error("runtime_error", exc, "the null block")
             return False
-        return self._timed_block(timer, calls, [], [], seed, "the null block")
+        return self._timed_block(timer, calls, [], [], seed, "the null block", [])
 
     def end_null_blocks(self) -> None:
         """Stop the null blocks' recorder (one profiler per process: the candidate's timing starts its own) before
@@ -461,17 +477,19 @@ class Worker:
         it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a later ``check``;
         the frame says how many launches of the candidate's own Triton kernels each call made. Call ``probe`` of the
         block gets inputs with ``outlier``'s outliers (``Session.probe_for_block``)."""
-        self.snapshots, self.changed_inputs = [], []
+        self.snapshots, self.changed_inputs, self.snapshot_layouts = [], [], []
         first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
         self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device,
                                                      outlier if i - first == probe else NO_OUTLIERS)
-        return self._timed_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, "timing")
+        return self._timed_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, "timing",
+                                 self.snapshot_layouts)
 
-    def _timed_block(self, timer, calls: int, keep: list, changed: list, seed: int, what: str) -> bool:
+    def _timed_block(self, timer, calls: int, keep: list, changed: list, seed: int, what: str,
+                     layouts: list) -> bool:
         """A block of ``calls`` calls of ``timer`` and its ``timing`` frame: the steps of every timed block, the
         null blocks' as the candidate's, so that the runner's clock on the null blocks holds every per-call and
         per-block step of the candidate's but the forward (the launch count after each call, the integrity flags
-        of the frame); ``keep`` and ``changed`` as :meth:`CallTimer.time_block`'s."""
+        of the frame); ``keep``, ``changed`` and ``layouts`` as :meth:`CallTimer.time_block`'s."""
         launched, counted = [], [self.launches.own(self.own_names)]
 
         def count_launches():  # after each timed call, outside its interval: its own kernels' launches
@@ -480,7 +498,7 @@ class Worker:
             counted[0] = now
 
         try:
-            times = _time_block(timer, calls, keep, changed, seed, count_launches)
+            times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, what)
             return False
@@ -494,7 +512,8 @@ class Worker:
         samples taken before and after it, :meth:`CallTimer.time_block`)."""
         if not 0 <= index < len(self.snapshots):
             return False
-        return self.send_outputs(as_tuple(self.snapshots[index]), self.changed_inputs[index])
+        return self.send_outputs(as_tuple(self.snapshots[index]), self.changed_inputs[index],
+                                 layouts=self.snapshot_layouts[index])
 
     def spans(self) -> bool:
         """The activity method's span of every timed call so far, by its index over all blocks (``None`` where the

@@ -483,6 +483,24 @@ except Exception:
 y = launch(x)
 x.zero_()
 return y''')), "incorrect", "modified"),
+    # class 14 (a sixteenth red-team helper, 2026-12-07): a view left for the judge to materialise. The comparison
+    # reads values only and the judge makes every output dense outside the timed interval (the snapshot's clone,
+    # the copy-out), so an element-wise kernel in the input's layout returning `permute` of its result was `ok` on
+    # L1/100, whose task is that permutation, under every policy; here the kernel runs on a transposed copy and the
+    # forward returns the transposed view: outputs must be contiguous or laid out as the reference's
+    "view_left_for_the_judge": ("guarded", kernel_forward(indent('''
+return launch(x.t()).t()''')), "incorrect", "neither contiguous"),
+    # the same only in timed calls (by count): the layout is taken before the snapshot (whose clone keeps a
+    # permuted layout but makes an expanded one dense)
+    "view_left_for_the_judge_when_timed": ("guarded", kernel_forward(indent('''
+self.calls += 1
+if self.calls > 9:
+    return launch(x.t()).t()
+return launch(x)'''), init="self.calls = 0"), "incorrect", "timed call"),
+    # a lazy negative view (`torch._neg_view`, private: static checks off), contiguous, whose bytes are the negated
+    # values: the snapshot's clone or the copy-out negates them, untimed
+    "lazy_negative_view": ("runtime", kernel_forward(indent('''
+return torch._neg_view(-launch(x))''')), "incorrect", "lazy negative"),
     # class 8: constant output
     "constant_output": ("guarded", kernel_forward(indent('''
 launch(x)
