@@ -20,7 +20,7 @@ import sys
 from kernelgym import cli
 gens, out, data, cache = sys.argv[1:5]
 common = ["--device", "cpu", "--cache-dir", cache, "--no-progress", "--ray", "local"]
-print("EVAL", cli.main(["eval", gens, "--out", out] + common), flush=True)
+print("EVAL", cli.main(["eval", gens, "--out", out, "--task", "L1/15_relu"] + common), flush=True)
 print("COLLECT", cli.main(["collect", "--out", data, "--task", "L1/15_relu", "--task", "L1/17_sigmoid",
                            "--samples", "2"] + common), flush=True)
 """

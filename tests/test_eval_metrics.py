@@ -120,18 +120,21 @@ def test_eval_folder_reports_fast_p_pass_at_k_and_plot(tmp_path, capsys):
     (gens / "999_unknown_task.py").write_text("print('hi')\n")
     out = tmp_path / "report"
     args = ["eval", str(gens), "--out", str(out), "--device", "cpu", "--jobs", "2", "--cache-dir",
-            str(tmp_path / "cache"), "--no-progress"]
+            str(tmp_path / "cache"), "--no-progress", "--task", "L1/15_relu", "--task", "L1/17_sigmoid"]
     assert cli.main(args) == 0
     printed = capsys.readouterr().out
     assert "3 files, 2 tasks: 3 compiled, 2 correct" in printed and "not evaluated: 999_unknown_task.py" in printed
+    assert "missing: 1 sample(s) without a file" in printed
 
     report = json.loads((out / "report.json").read_text())
     overall = report["overall"]
-    assert overall["fast_p"] == pytest.approx({"fast_0": 2 / 3, "fast_0.5": 0.0, "fast_0.8": 0.0, "fast_1": 0.0,
+    # relu: 2 samples, 1 correct; sigmoid: 1 sample, correct, and a second one missing (every task counts as many
+    # samples as the one with the most: a missing sample is a failed one)
+    assert overall["n"] == 4 and report["missing_samples"] == 1 and report["samples_per_task"] == 2
+    assert overall["fast_p"] == pytest.approx({"fast_0": 2 / 4, "fast_0.5": 0.0, "fast_0.8": 0.0, "fast_1": 0.0,
                                                "fast_1.5": 0.0, "fast_2": 0.0})
     assert overall["geomean_speedup"] is None and report["timing_meaningful"] == "none"
-    # relu: 2 samples, 1 correct; sigmoid: 1 sample, correct
-    assert overall["pass_at_k"] == pytest.approx({"pass@1": (0.5 + 1.0) / 2, "pass@5": None, "pass@10": None})
+    assert overall["pass_at_k"] == pytest.approx({"pass@1": (0.5 + 0.5) / 2, "pass@5": None, "pass@10": None})
     assert list(report["by_level"]) == ["L1"] and list(report["by_category"]) == ["Activation"]
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     statuses = {r["file"]: r["result"]["status"] for r in rows}

@@ -15,7 +15,10 @@ USAGE = """kernelgym eval DIR [--out OUTDIR] [options]
 DESCRIPTION = """Evaluate generations.
 
 eval DIR: score every candidate file under DIR, named by task id (L1/15_relu.py, or L1/15_relu/<sample>.py for
-several samples) or as KernelBench names them (level_1_problem_15_sample_0_kernel.py), then write results.jsonl,
+several samples) or as KernelBench names them (level_1_problem_15_sample_0_kernel.py), against the tasks that
+--tasks, --level, --category, --pattern and --task select (default: every task of the set): a task or sample
+without a file counts as failed (every task counts as many samples as the one with the most), and a second file
+for the same sample of a task is not evaluated. Then write results.jsonl,
 report.json, report.md and fast_p.png (fast_p at each --p, geometric-mean speedup, pass@k, per level and per
 category) to OUTDIR (default: DIR-eval next to DIR), and list every file that failed with its status and message.
 An earlier report in OUTDIR is kept: --resume continues it, --force overwrites it.
@@ -32,7 +35,7 @@ def register(sub) -> None:
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="DIR|TASK_ID", help="a folder of generations, or a task id")
     p.add_argument("candidate", nargs="?", metavar="FILE", help="with a task id: the candidate file")
-    add_task_options(p, selection=False)
+    add_task_options(p)
     add_judge_options(p, "evaluations at once (default: CPU count, at most 8)")
     p.add_argument("--out", default=None, help="folder for the reports (DIR form; default DIR-eval)")
     p.add_argument("--p", type=float, nargs="+", default=None, metavar="P",
@@ -83,7 +86,7 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     from kernelgym.scoring import metrics
     from kernelgym.data.folder_eval import evaluate_folder
     from kernelgym.scoring.report import timing_note
-    from kernelgym.tasks import load_tasks
+    from kernelgym.cli.options import select_tasks
 
     out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")
     profile = judge_profile(args)
@@ -91,7 +94,7 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     if earlier and not (args.force or args.resume):
         raise CliError(f"{out} already holds a report ({', '.join(earlier)}); pass --force to overwrite it "
                        "(or --resume to reuse its results)")
-    tasks = load_tasks(args.tasks)
+    tasks = select_tasks(args)
     try:
         with ray_evaluator(args) as pool:
             evaluation = evaluate_folder(root, tasks, out, backend=args.backend, profile=profile,
@@ -103,9 +106,15 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
         print(f"interrupted: the results so far are kept in {out / 'results.jsonl'}; add --resume to continue",
               file=sys.stderr)
         raise
-    overall = evaluation.report["overall"]
-    print(f"{overall['n']} files, {overall['tasks']} tasks: {overall['compiled']} compiled, "
+    report = evaluation.report
+    overall = report["overall"]
+    answered = len({r["task_id"] for r in evaluation.rows})
+    print(f"{len(evaluation.rows)} files, {answered} tasks: {overall['compiled']} compiled, "
           f"{overall['correct']} correct")
+    if report["missing_samples"]:
+        print(f"missing: {report['missing_samples']} sample(s) without a file ({len(report['missing_tasks'])} of "
+              f"{overall['tasks']} tasks unanswered, {report['samples_per_task']} sample(s) per task), counted as "
+              "failed; narrow the tasks with --level/--category/--pattern/--task")
     print("  ".join(f"{k} {v:.3f}" for k, v in overall["fast_p"].items()))
     geo = overall["geomean_speedup"]
     print(f"geomean speedup {geo:.3f}" if geo is not None else "geomean speedup: not measured")

@@ -4,14 +4,21 @@
    ``level_1_problem_15_sample_0_kernel.py``, ...) and :func:`~kernelgym.data.layout.assign` maps each to a task.
 2. Each file is evaluated (concurrently, one Judge per thread). One row per file is appended to
    ``<out>/results.jsonl`` as soon as it is scored: ``{"file", "sha256", "task_id", "task_set", "sample",
-   "level", "category", "result"}`` (``result``: the EvalResult dict). With ``resume`` the files already scored
-   with the same content are not evaluated again.
+   "level", "category", "settings", "result"}`` (``result``: the EvalResult dict; ``settings``: what the verdict
+   depends on besides the file, :func:`settings_of`). With ``resume`` the files already scored with the same
+   content, for the same task and under the same settings, are not evaluated again.
 3. :func:`kernelgym.scoring.metrics.tables` computes fast_p, the geometric-mean speedup and pass@k overall, per level and
    per category; :func:`kernelgym.scoring.report.write_report` writes ``report.json``, ``report.md`` and ``fast_p.png``.
+
+The denominators are the task set given (``tasks``), not the files found: every task gets as many samples as the
+task with the most, and each sample no file supplies counts as a failed result (status ``"missing"``), so leaving
+out the tasks one fails, or giving more samples to the tasks one solves, raises no figure (a seventeenth red-team
+helper, 2026-12-07: six copies of one ReLU under six names and no answer to the other tasks had fast_0 6/7).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +45,44 @@ class FolderEvaluation:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+    """The whole SHA-256 of the file's text (16 hex digits, 64 bits, could be made to collide in 2**32 tries)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _task_digest(task) -> str:
+    return hashlib.sha256(repr((task.source, task.dtype, task.atol, task.rtol, task.small, task.check, task.mode,
+                                task.flops, task.bytes, task.precision)).encode("utf-8", "surrogatepass")
+                          ).hexdigest()[:32]
+
+
+def _profile_key(profile) -> str:
+    if isinstance(profile, str):
+        return profile
+    return repr(dataclasses.asdict(profile)) if dataclasses.is_dataclass(profile) else repr(profile)
+
+
+def settings_of(task, *, backend: str, profile, torch_policy: str, device: str | None) -> dict:
+    """What a file's verdict depends on besides its text: a row of ``results.jsonl`` is reused by ``resume`` only
+    under the same settings (a row judged under ``torch_policy="off"`` was reused by a ``strict`` run and reported
+    as ``strict``; a seventeenth red-team helper, 2026-12-07)."""
+    from kernelgym._version import __version__
+
+    return {"task_id": task.id, "task_set": task.task_set, "task": _task_digest(task), "backend": backend,
+            "profile": _profile_key(profile), "torch_policy": torch_policy, "device": device,
+            "kernelgym": __version__}
+
+
+def missing_result(task_id: str) -> dict:
+    """The result that stands for a sample no file supplied: failed (never compiled, correct or timed)."""
+    return {"task_id": task_id, "status": "missing", "stage": "format", "compiled": False, "correct": False,
+            "speedup": None, "timing_meaningful": False, "flags": [], "message": "no file answers this sample"}
+
+
+def _reusable(row: dict, rel: str, text: str, settings: dict) -> bool:
+    result = row.get("result")
+    return (row.get("file") == rel and row.get("sha256") == _digest(text) and row.get("settings") == settings
+            and row.get("task_id") == settings["task_id"] and isinstance(result, dict)
+            and result.get("task_id") == settings["task_id"])
 
 
 def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, backend: str = "triton",
@@ -51,6 +95,9 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
     ``evaluator``: a :class:`~kernelgym.evaluators.Evaluator` to evaluate on (default: local judges, ``jobs`` at
     once); ``torch_policy``: ``"strict"``, ``"partial"`` or ``"off"`` (:mod:`kernelgym.judge.policy`).
 
+    Every task of ``tasks`` counts in the report (see the module docstring): narrow ``tasks`` to the ones the
+    folder is meant to answer. A file that is a link to a file outside ``root`` is not read.
+
     Raises:
         OSError: ``root`` is not a readable folder.
         ValueError: no file under ``root`` answers a task of ``tasks``.
@@ -59,9 +106,12 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
     root, out = Path(root), Path(out_dir)
     if not root.is_dir():
         raise OSError(f"cannot read folder {root}")
-    out_resolved = out.resolve()
-    files = [f for f in scan(root, backend) if out_resolved not in f.path.resolve().parents]
+    out_resolved, root_resolved = out.resolve(), root.resolve()
+    found = [f for f in scan(root, backend) if out_resolved not in f.path.resolve().parents]
+    outside = [f for f in found if root_resolved not in f.path.resolve().parents]
+    files = [f for f in found if f not in outside]
     matched, unmatched = assign(files, tasks.ids)
+    unmatched += [(f, "a link to a file outside the folder") for f in outside]
     evaluation = FolderEvaluation(unmatched=[{"file": str(f.path.relative_to(root)), "reason": why}
                                              for f, why in unmatched])
     if not matched:
@@ -73,14 +123,16 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
         results_path.unlink()
     writer = JsonlWriter.open(results_path)
     try:
-        done = {(r.get("file"), r.get("sha256")): r for r in read_rows(results_path).rows if "result" in r}
+        done = {r.get("file"): r for r in read_rows(results_path).rows if isinstance(r, dict)}
         todo: list[tuple[str, CandidateFile, str]] = []
         for task_id, f in matched:
             text = f.path.read_text(errors="replace")
             rel = str(f.path.relative_to(root))
-            row = done.get((rel, _digest(text)))
-            if row is not None:
-                evaluation.rows.append(row)
+            row = done.get(rel)
+            task = tasks.get(task_id)
+            settings = settings_of(task, backend=backend, profile=profile, torch_policy=torch_policy, device=device)
+            if row is not None and _reusable(row, rel, text, settings):
+                evaluation.rows.append({**row, "sample": f.sample, "level": task.level, "category": task.category})
             else:
                 todo.append((task_id, f, text))
         with JudgePool(device=device, cache_dir=cache_dir, max_workers=jobs, evaluator=evaluator) as pool, \
@@ -92,7 +144,10 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
                 data = result.to_dict()
                 row = {"file": str(f.path.relative_to(root)), "sha256": _digest(text), "task_id": task_id,
                        "task_set": task.task_set, "sample": f.sample, "level": task.level,
-                       "category": task.category, "result": data}
+                       "category": task.category,
+                       "settings": settings_of(task, backend=backend, profile=profile, torch_policy=torch_policy,
+                                               device=device),
+                       "result": data}
                 writer.write(row)
                 evaluation.rows.append(row)
                 bar.advance(compiled=metrics.is_compiled(data), correct=metrics.is_correct(data),
@@ -100,15 +155,24 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
     finally:
         writer.close()
     evaluation.rows.sort(key=lambda r: (r["task_id"], r["sample"], r["file"]))
-    report = metrics.tables([r["result"] for r in evaluation.rows],
-                            {r["task_id"]: r["category"] for r in evaluation.rows}, ps, ks)
-    task_sets = sorted({tasks.get(r["task_id"]).task_set for r in evaluation.rows} - {""})
+    per_task: dict[str, int] = {}
+    for r in evaluation.rows:
+        per_task[r["task_id"]] = per_task.get(r["task_id"], 0) + 1
+    samples = max(per_task.values(), default=1)
+    missing = {t: samples - per_task.get(t, 0) for t in tasks.ids if per_task.get(t, 0) < samples}
+    results = [r["result"] for r in evaluation.rows]
+    results += [missing_result(t) for t, count in missing.items() for _ in range(count)]
+    report = metrics.tables(results, {t.id: t.category for t in tasks}, ps, ks)
+    task_sets = sorted({t.task_set for t in tasks} - {""})
+    devices = sorted({str(r["result"].get("device")) for r in evaluation.rows})
     report.update(source=str(root), task_set=", ".join(task_sets) or None, backend=backend,
                   profile=getattr(profile, "name", profile),
                   torch_policy=torch_policy,
-                  device=evaluation.rows[0]["result"].get("device") if evaluation.rows else device,
+                  device=", ".join(devices) if devices else device,
                   files=len(evaluation.rows), unmatched_files=len(evaluation.unmatched),
-                  unmatched=evaluation.unmatched)
+                  unmatched=evaluation.unmatched, samples_per_task=samples,
+                  missing_samples=sum(missing.values()),
+                  missing_tasks=sorted(t for t in missing if t not in per_task))
     evaluation.report = report
     evaluation.paths = {"results": results_path, **write_report(report, out)}
     return evaluation

@@ -113,14 +113,25 @@ def assign(files: Iterable[CandidateFile], task_ids: Iterable[str]) -> tuple[lis
     """Map each file to the one task it answers among ``task_ids``.
 
     Returns ``(matched, unmatched)``: ``matched`` holds ``(task_id, file)`` pairs in path order; ``unmatched``
-    holds ``(file, reason)`` for files that answer no task or several (an ambiguous flat stem).
+    holds ``(file, reason)`` for files that answer no task or several (an ambiguous flat stem), and for every
+    file after the first (in path order) that answers the same task with the same sample index: the layouts
+    name one task several ways (``L1/15_relu.py``, ``L1_15_relu.py``, ``15_relu.py``,
+    ``triton/L1/15_relu.py``, ``level_1_problem_15_sample_0_kernel.py``, ``..._problem_015_...``), and a copy of
+    one good answer under each name counted as several samples of that task in every metric (a seventeenth
+    red-team helper, 2026-12-07).
     """
     ids = list(task_ids)
     matched: list[tuple[str, CandidateFile]] = []
     unmatched: list[tuple[CandidateFile, str]] = []
+    first: dict[tuple[str, int], CandidateFile] = {}
     for f in files:
         hits = [t for t in ids if f.matches(t)]
         if len(hits) == 1:
+            earlier = first.setdefault((hits[0], f.sample), f)
+            if earlier is not f:
+                unmatched.append((f, f"duplicate: sample {f.sample} of {hits[0]} is already answered by "
+                                     f"{earlier.path.name}"))
+                continue
             matched.append((hits[0], f))
         elif not hits:
             unmatched.append((f, "matches no known task id"))

@@ -3,16 +3,18 @@
 Conventions, the same in every function, report and table:
 
 * **correct**: ``status == "ok"``.
-* **measured speedup**: the result's ``speedup`` when it is correct, ``timing_meaningful`` is true and the
-  speedup is a finite positive number; otherwise the speedup is *unmeasured* (``None``). On the CPU interpreter
-  every speedup is unmeasured.
+* **measured speedup**: the result's ``speedup`` when it is correct, ``timing_meaningful`` is true, the
+  speedup is a finite positive number and the result is not flagged ``degenerate_task``; otherwise the speedup is
+  *unmeasured* (``None``). On the CPU interpreter every speedup is unmeasured; on a degenerate task any constant
+  kernel is correct, so its speed proves nothing (as in every built-in reward).
 * **fast_p**: the share of results that are correct *and* have a measured speedup ``> p``
   (KernelBench's definition). For ``p <= 0`` it is the share of correct results, so ``fast_0`` is correctness;
   for ``p > 0`` an unmeasured speedup never counts as fast. With several samples per task, fast_p is the share
   over all samples (the expected fast_p of one sample). The share of an empty list is ``0.0``.
 * **geometric-mean speedup**: over correct results with a measured speedup; ``None`` when there are none.
 * **degenerate**: a result flagged ``degenerate_task`` (the reference's output did not depend on its inputs, so a
-  constant kernel can "win"); counted in every summary and left out by :func:`exclude_degenerate`.
+  constant kernel can "win"); counted in every summary, correct but never fast for ``p > 0`` and not in the
+  geometric mean (its speedup is unmeasured), and left out altogether by :func:`exclude_degenerate`.
 * **pass@k**: the unbiased estimator of Chen et al. (2021), ``1 - C(n-c, k) / C(n, k)`` for a task with ``n``
   samples of which ``c`` are correct, averaged over the tasks that have ``n >= k`` samples (``None`` if none do).
 """
@@ -44,9 +46,13 @@ def is_compiled(result: Result) -> bool:
 
 
 def measured_speedup(result: Result) -> float | None:
-    """The speedup when correct and meaningfully timed (finite, > 0); ``None`` otherwise."""
+    """The speedup when correct and meaningfully timed (finite, > 0) on a task that is not degenerate; ``None``
+    otherwise. (A constant kernel on KernelBench's L2/80, whose reference returns zeros, was ``ok`` with the
+    speedup of a kernel that reads nothing, and counted in fast_p and the geometric mean of ``kernelgym eval``'s
+    report, which the docs said left such tasks out: a seventeenth red-team helper, 2026-12-07.)"""
     s = result.get("speedup")
-    if not is_correct(result) or not result.get("timing_meaningful") or not isinstance(s, (int, float)):
+    if not is_correct(result) or not result.get("timing_meaningful") or not isinstance(s, (int, float)) \
+            or isinstance(s, bool) or is_degenerate(result):
         return None
     return float(s) if math.isfinite(s) and s > 0 else None
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from kernelgym.scoring.metrics import fast_key
 
-_HEADER_KEYS = ("source", "task_set", "device", "backend", "profile", "torch_policy", "files", "unmatched_files")
+_HEADER_KEYS = ("source", "task_set", "device", "backend", "profile", "torch_policy", "files", "unmatched_files",
+                "samples_per_task", "missing_samples")
 
 
 def _pct(x) -> str:
@@ -61,6 +62,9 @@ def render_markdown(report: dict) -> str:
     lines += ["## Overall", ""] + _table({"all": report["overall"]}, ps, ks) + [""]
     lines += ["## Per level", ""] + _table(report["by_level"], ps, ks) + [""]
     lines += ["## Per category", ""] + _table(report["by_category"], ps, ks) + [""]
+    if report.get("missing_tasks"):
+        lines += ["## Tasks without a file (counted as failed)", "", ", ".join(f"`{t}`" for t in report["missing_tasks"]),
+                  ""]
     if report.get("unmatched"):
         lines += ["## Files not evaluated", ""] + [f"- `{u['file']}`: {u['reason']}" for u in report["unmatched"]]
         lines.append("")
