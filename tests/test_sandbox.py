@@ -441,6 +441,78 @@ except OSError as exc:
 
 
 @needs_sandbox
+def test_the_sandboxs_own_root_is_read_only(tmp_path, relu_task):
+    """bwrap's root is a tmpfs of half the host's memory, where it makes the folders its mount points need (``/work``
+    for a checkout there, the parents of a CUDA build folder): writable, a CUDA candidate's constructor (static checks
+    on) held 3.2 GB there past a 2 GiB limit with no verdict (an eighteenth red-team helper). It is read-only now;
+    the folders the worker may write stay writable."""
+    from kernelgym.judge.runner import Judge
+
+    above_package = os.path.dirname(sandbox.PACKAGE_ROOT)
+    probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
+for _folder in ("/", {above_package!r}):
+    try:
+        with open(os.path.join(_folder, "kg_root_fill"), "wb") as _f:
+            _f.write(b"x")
+        raise RuntimeError("wrote into the sandbox's root at " + _folder)
+    except OSError:
+        pass
+with open("scratch_fill", "wb") as _f:  # its scratch folder (the working folder) stays writable
+    _f.write(b"x")''')
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False)
+    try:
+        result = judge.evaluate(relu_task, probe, profile=SHORT)
+    finally:
+        judge.close()
+    assert result.status == "ok", (result.message, result.log_tail[-800:])
+
+
+@needs_sandbox
+def test_a_build_folder_shaped_into_a_deep_chain_is_read_without_a_judge_error(tmp_path, relu_task):
+    """The build folder of a CUDA text is the candidate's to shape, and the runner looked for a finished build in it
+    with ``Path.rglob``, by recursion: a constructor that removed its library and left 1500 nested folders (static
+    checks on) made the next evaluation of that text on a GPU judge raise ``RecursionError``, a judge error (an
+    eighteenth red-team helper). The runner reads only where ``load_inline`` puts a library, and no link."""
+    from kernelgym.judge.compile import extension_dir, holds_built_library
+    from kernelgym.judge.process import remove_tree
+    from kernelgym.judge.result import EvalResult
+    from kernelgym.judge.runner import Judge
+
+    text = "class ModelNew:\n    pass\n"  # rejected by the static checks before any worker starts
+    folder = extension_dir(tmp_path, text)
+    (folder / "kg_probe").mkdir(parents=True)
+    chain = folder / "chain"
+    chain.mkdir()
+    here = os.getcwd()
+    try:
+        os.chdir(chain)
+        for _ in range(1500):
+            os.mkdir("d")
+            os.chdir("d")
+    finally:
+        os.chdir(here)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "other.so").write_bytes(b"\x7fELF")
+    (folder / "linked").symlink_to(outside)
+    (folder / "linked.so").symlink_to(outside / "other.so")
+    assert not holds_built_library(folder)
+    judge = Judge(device="cpu", cache_dir=tmp_path)
+    try:
+        result = EvalResult(task_id=relu_task.id, backend="cuda", device="cpu", profile="quick")
+        failed = judge._build_without_gpu(relu_task, text, text, get_profile("quick"), result)
+    finally:
+        judge.close()
+    try:
+        assert failed is not None and failed.status == "rejected", failed
+        assert not failed.judge_fault
+        (folder / "kg_probe" / "kg_probe.so").write_bytes(b"\x7fELF")
+        assert holds_built_library(folder)
+    finally:
+        remove_tree(chain)  # pytest's own cleanup recurses too
+
+
+@needs_sandbox
 def test_a_worker_that_answers_fast_is_still_held_to_the_memory_limit(tmp_path, relu_task):
     """Memory used to be checked only while the runner waited 0.5 s for an answer: a worker that wrote files on every
     forward and answered at once went 3.2 GiB past a 1 GiB limit (a red-team finding). It is now checked when frames
@@ -475,3 +547,68 @@ time.sleep(30)''')
     result = judge.evaluate(relu_task, pool, profile=SHORT)
     assert result.status == "crashed" and "threads" in result.message, result.message
     assert judge.evaluate(relu_task, GOOD, profile=SHORT).status == "ok"
+
+
+@needs_sandbox
+def test_a_worker_opens_sockets_only_of_the_families_its_network_namespace_covers(runtime_judge, relu_task):
+    """``AF_VSOCK`` is not per network namespace: on a virtual machine a sandboxed worker bound a vsock port the
+    runner held outside (``EADDRINUSE``) and could connect to the hypervisor (a red-team finding). seccomp now
+    refuses every socket family but ``AF_UNIX``, ``AF_INET``, ``AF_INET6`` and ``AF_NETLINK``, whatever the kernel
+    offers, and the families a worker does use still open."""
+    probe = kernel_forward(indent("return launch(x)"), imports="import errno, socket", extra=f'''
+_opened = []
+for _family, _kind in ((40, socket.SOCK_STREAM), (40, socket.SOCK_DGRAM), (38, socket.SOCK_SEQPACKET),
+                       (17, socket.SOCK_RAW), (0, socket.SOCK_STREAM), (3, socket.SOCK_DGRAM), (1 << 32 | 40, 1)):
+    for _call in (socket.socket, socket.socketpair):
+        try:
+            _call(_family, _kind)
+            _opened.append((_call.__name__, _family))
+        except OSError as exc:
+            if exc.errno != errno.EAFNOSUPPORT:
+                _opened.append((_call.__name__, _family, exc.errno))
+        except (OverflowError, ValueError):
+            pass
+for _family in {sandbox.ALLOWED_SOCKET_FAMILIES!r}:
+    socket.socket(_family, socket.SOCK_DGRAM if _family == 16 else socket.SOCK_STREAM).close()
+for _end in socket.socketpair():  # AF_UNIX, as Python's asyncio and multiprocessing use
+    _end.close()
+if _opened:
+    raise RuntimeError("opened " + repr(_opened))''')
+    result = runtime_judge.evaluate(relu_task, probe, profile=SHORT)
+    assert result.status == "ok", (result.message, result.log_tail[-600:])
+
+
+@needs_sandbox
+def test_the_runners_own_import_path_a_checkout_around_the_package_and_the_solutions_stay_hidden(
+        tmp_path, monkeypatch, relu_task):
+    """The runner's ``sys.path`` held folders the worker never imports from: a program's own folder, and under Ray
+    the driver's script and working folders (Ray puts them on every Ray worker's path); a Ray actor showed the
+    driver's project folder (a file beside its script was read) and the whole kernelgym checkout (``.git``, notes,
+    results). Only the worker interpreter's own import path is bound, of a checkout only the package, and the
+    bundled solutions are hidden (a candidate that ran its task's solution was ``ok``)."""
+    from kernelgym.judge.runner import Judge
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "secret_api_key.txt").write_text("sk-secret")
+    monkeypatch.syspath_prepend(str(project))
+    monkeypatch.chdir(elsewhere)  # the checkout is not the working folder (a Ray actor's is the driver's)
+    assert sandbox.SOLUTIONS_DIR and os.path.isdir(sandbox.SOLUTIONS_DIR)
+    allowed = {Path(p).relative_to(sandbox.PACKAGE_ROOT).parts[0] for p in sandbox.read_only_paths()
+               if Path(p).is_relative_to(sandbox.PACKAGE_ROOT) and p != sandbox.PACKAGE_ROOT}
+    checkout = sandbox._is_checkout_root(sandbox.PACKAGE_ROOT)
+    probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
+_seen = [p for p in ({str(project / "secret_api_key.txt")!r}, {str(project)!r}) if os.path.exists(p)]
+if {checkout!r}:
+    _seen += [n for n in os.listdir({sandbox.PACKAGE_ROOT!r}) if n not in {allowed!r}]
+if os.path.exists({sandbox.SOLUTIONS_DIR!r}) and os.listdir({sandbox.SOLUTIONS_DIR!r}):
+    _seen.append("the bundled solutions")
+if _seen:
+    raise RuntimeError("saw " + ", ".join(_seen))''')
+    judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False)
+    try:
+        result = judge.evaluate(relu_task, probe, profile=SHORT)
+        assert result.status == "ok", (result.message, result.log_tail[-600:])
+    finally:
+        judge.close()

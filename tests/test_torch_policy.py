@@ -71,6 +71,32 @@ def test_library_compute_in_cuda_source_is_a_torch_fallback_under_strict_only():
     assert check_source(CUDA_WITH_CUBLAS, "cuda", "off") == []
 
 
+def test_library_compute_as_a_method_through_at_ops_or_split_over_strings_is_a_torch_fallback_under_strict():
+    """An eighteenth red-team helper passed the rule under ``strict`` with a tensor method (``x.matmul(x)``),
+    ``at::_ops::mm::call`` and a name split over Python strings joined at run time; each is flagged now. A
+    method of the same name that is not compute (``x.clone()``) is not."""
+    for call in ("x.matmul(x)", "(x + 1).mm(x)", "at::_ops::mm::call(x, x)", "x.conv2d(x)"):
+        text = CUDA_WITH_CUBLAS.replace("cublasCreate(nullptr); return x;", f"return {call};")
+        assert {n for n, _ in check_source(text, "cuda", "strict")} == {"torch_fallback"}, call
+        assert check_source(text, "cuda", "partial") == [], call
+    split = CUDA_WITH_CUBLAS.replace('cublasCreate(nullptr); return x; }\n"""',
+                                     'cub""" + """lasCreate(nullptr); return x; }\n"""')
+    assert split != CUDA_WITH_CUBLAS and "cublasCreate" not in split
+    assert {n for n, _ in check_source(split, "cuda", "strict")} == {"torch_fallback"}
+    cloning = CUDA_WITH_CUBLAS.replace("cublasCreate(nullptr); return x;", "return x.clone();")
+    assert check_source(cloning, "cuda", "strict") == []
+
+
+def test_host_code_may_not_reach_functions_by_name_or_start_processes_any_way():
+    """``dlsym`` reached any library function by a string, and ``vfork``/``posix_spawn``/``execveat``/``syscall``
+    passed the rule beside ``fork``/``system`` (an eighteenth red-team helper)."""
+    for call in ('dlsym(nullptr, "cublasCreate_v2");', "vfork();", "posix_spawn(0, 0, 0, 0, 0, 0);",
+                 "execveat(0, 0, 0, 0, 0);", "syscall(57);", 'dlmopen(0, "x", 2);'):
+        text = CUDA_WITH_CUBLAS.replace("cublasCreate(nullptr);", call)
+        for policy in ("strict", "partial", "off"):
+            assert {n for n, _ in check_source(text, "cuda", policy)} == {"forbidden_cuda"}, (call, policy)
+
+
 def test_host_code_may_raise_and_exit_but_never_spawn():
     raising = CUDA_WITH_CUBLAS.replace("cublasCreate(nullptr);", "if (x.numel() == 0) exit(1);")
     assert check_source(raising, "cuda", "strict") == []

@@ -180,13 +180,18 @@ _NN_CONTAINERS = {"Parameter", "ParameterList", "ParameterDict", "ModuleList", "
 
 #: C++/CUDA text that escapes the process or hides work (a hard rule under every torch policy). Exiting or raising
 #: in host code is ordinary error handling, not listed: a worker that exits is caught at run time (``crashed``).
+#: ``dlsym`` and the other process starters were added by an eighteenth red-team helper (a function pointer from
+#: ``dlsym`` reaches any library function by a string; a text regex is a first line only, docs/SECURITY.md).
 CUDA_FORBIDDEN = re.compile(
-    r"\b(std::thread|pthread_create|fork|system|popen|exec[lv]p?e?|cudaStreamCreate\w*|cudaAccessPolicyWindow|"
-    r"cudaStreamSetAttribute|dlopen|kill)\s*[(:]")
+    r"\b(std::thread|pthread_create|fork|vfork|system|popen|exec[lv]p?e?|execveat|fexecve|posix_spawnp?|syscall|"
+    r"cudaStreamCreate\w*|cudaAccessPolicyWindow|cudaStreamSetAttribute|dlopen|dlmopen|dlv?sym|kill)\s*[(:]")
 #: C++/CUDA text that calls library compute: a torch fallback, rejected under the ``strict`` policy only.
+#: Besides the functions, the same operators as tensor methods (``a.matmul(b)``) and through ``at::_ops``
+#: (an eighteenth red-team helper: both passed under ``strict``).
 CUDA_LIBRARY_COMPUTE = re.compile(
-    r"\b(cublas\w*|cudnn\w*|cutlass|at::(matmul|mm|bmm|addmm|conv\w*|linear|softmax|einsum|native)|"
-    r"torch::(matmul|mm|bmm|addmm|conv\w*|linear|softmax|einsum|nn))\s*[(:]")
+    r"(\b(?:cublas\w*|cudnn\w*|cutlass|at::(?:_ops::)?(?:matmul|mm|bmm|addmm|baddbmm|conv\w*|linear|\w*softmax|"
+    r"einsum|native)|torch::(?:matmul|mm|bmm|addmm|conv\w*|linear|softmax|einsum|nn))|"
+    r"\.(?:matmul|mm|bmm|addmm|baddbmm|conv[123]d|convolution|linear|softmax|log_softmax|einsum))\s*[(:]")
 
 
 def _flag(flags: list, name: str, reason: str) -> None:
@@ -830,15 +835,19 @@ def _check_backend(tree: ast.Module, source: str, backend: str, flags: list) -> 
             _flag(flags, "no_kernel", "never calls torch.utils.cpp_extension.load_inline: the cuda backend needs it")
         if "__global__" not in source:
             _flag(flags, "no_kernel", "defines no __global__ CUDA kernel")
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                match = CUDA_FORBIDDEN.search(node.value)
-                if match:
-                    _flag(flags, "forbidden_cuda", f"CUDA source uses {match.group(1)}: threads, processes, "
-                                                   f"streams and cache-policy changes are not allowed")
-                match = CUDA_LIBRARY_COMPUTE.search(node.value)
-                if match:
-                    _flag(flags, "torch_fallback", f"CUDA source calls {match.group(1)}: library compute (allowed "
-                                                   f"under the partial and off torch policies)")
+        constants = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)),
+                           key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+        strings = [n.value for n in constants]
+        # each string, and all of them end to end in the text's order: a name split over two strings joined at run
+        # time (``"cub" + "lasSgemm("``) passed each string's check (an eighteenth red-team helper)
+        for text in strings + ["".join(strings)]:
+            match = CUDA_FORBIDDEN.search(text)
+            if match:
+                _flag(flags, "forbidden_cuda", f"CUDA source uses {match.group(1)}: threads, processes, "
+                                               f"streams and cache-policy changes are not allowed")
+            match = CUDA_LIBRARY_COMPUTE.search(text)
+            if match:
+                _flag(flags, "torch_fallback", f"CUDA source calls {match.group(1)}: library compute (allowed "
+                                               f"under the partial and off torch policies)")
     else:
         raise ValueError(f"unknown backend {backend!r}; use 'triton' or 'cuda'")

@@ -28,7 +28,7 @@ from pathlib import Path
 from kernelgym.judge import gpu_memory, guards, host_sync, policy
 from kernelgym.judge.admission import GPU_MEMORY_SHARE, GpuAdmission, NoBudget
 from kernelgym.judge.batch import BatchPlan
-from kernelgym.judge.compile import extension_dir, summarize_compiler_errors
+from kernelgym.judge.compile import extension_dir, holds_built_library, summarize_compiler_errors
 from kernelgym.judge.device_transfer import available as device_transfer_available
 from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
@@ -360,7 +360,7 @@ class Judge:
         GPU shared and so keeps every timer waiting, only loads the cached build. The build's failure verdict is
         returned as the evaluation's (``durations["prebuild"]`` either way). Nothing to do when the source's build
         is already in the cache (a Ray pool prebuilds on its CPU workers)."""
-        if any(extension_dir(self.cache_dir, source).rglob("*.so")):
+        if holds_built_library(extension_dir(self.cache_dir, source)):
             return None
         started = time.monotonic()
         if self._builder is None:

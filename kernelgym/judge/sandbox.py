@@ -8,14 +8,17 @@ Every worker runs under :func:`command`, which wraps its argv in ``bwrap`` (the 
   resource of the runner's namespaces (no ptrace, no ``setns``, no mounts that matter);
 - **seccomp** (:data:`DENIED_SYSCALLS`, built with libseccomp through ``pyseccomp``): mount/umount, namespace
   changes (``unshare``, ``setns``, ``clone`` with namespace flags), ``ptrace`` and ``process_vm_*``, kernel keyrings,
-  ``bpf``, ``perf_event_open``, ``io_uring``, module loading and clock changes fail with ``EPERM`` (``setsid`` and
+  ``bpf``, ``perf_event_open``, ``io_uring``, module loading and clock changes fail with ``EPERM``, sockets of any
+  family but :data:`ALLOWED_SOCKET_FAMILIES` with ``EAFNOSUPPORT`` (``AF_VSOCK`` is no namespace's) (``setsid`` and
   ``setpgid`` stay allowed: build tools such as ninja start their jobs in process groups of their own; the runner
   freezes and kills every descendant of the sandbox, not a process group);
 - **its own PID, network, IPC, UTS and cgroup namespaces**: it sees only its own processes in its own ``/proc``,
   has no network (only a loopback that is down), and dies with the runner (``--die-with-parent``); every process it
   starts, orphans included (they are adopted by the namespace's init), stays a descendant of the sandbox process;
 - **a read-only view of only what it needs** (:func:`read_only_paths`: system directories, the Python installation,
-  the import path, the CUDA toolkit), a private ``/tmp`` and ``/dev`` (with the GPU's device nodes alone), and
+  the worker's own import path, the CUDA toolkit, the kernelgym package but not its bundled solutions), a private
+  ``/tmp`` and ``/dev`` (with the GPU's device nodes alone), a read-only root (bwrap's own tmpfs, where it makes
+  the mount points' folders), and
   write access to exactly the paths the runner names: its scratch folder, its transfer folder, and for CUDA
   candidates the build folder of that very source text. ``/root``, ``/home``, ``/run`` and ``/var`` are absent, so
   the runner's baseline cache, logs and sockets are out of reach; where the runner is root, what other users may
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import json
 import os
 import shutil
 import signal
@@ -54,6 +58,12 @@ DENIED_SYSCALLS = (
 #: flags live in memory seccomp cannot read; the C library then falls back to ``clone``).
 NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
                          0x00000080)  # NEWNS NEWCGROUP NEWUTS NEWIPC NEWUSER NEWPID NEWNET NEWTIME
+#: the only socket address families a worker may open (``socket``/``socketpair``; any other: EAFNOSUPPORT):
+#: ``AF_UNIX``, ``AF_INET``, ``AF_INET6``, ``AF_NETLINK``. The network namespace does not cover every family:
+#: ``AF_VSOCK`` (40) is not per namespace, so a sandboxed worker on a virtual machine bound the runner's vsock ports
+#: (``EADDRINUSE`` on the runner's own port) and could connect to the hypervisor's vsock services (a red-team
+#: finding, 2026-12-07); the rest (``AF_ALG``, ``AF_PACKET``, ...) no kernel needs either
+ALLOWED_SOCKET_FAMILIES = (1, 2, 10, 16)
 #: system directories the worker may read (those that exist)
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/sys", "/opt")
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -67,6 +77,10 @@ HIDDEN_BYTES = 1 << 20
 SHM_BYTES = 64 << 20
 #: the kernelgym package itself: bound again wherever a hidden folder covers it (a checkout used as the working folder)
 PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+#: the bundled tasks' verified solutions, inside the package but hidden from the worker: a candidate that read the
+#: one of its task and ran it was ``ok`` with that solution's speedup (a red-team finding, 2026-12-07, static checks
+#: off); no worker reads them (the runner sends a solution's text like any candidate's)
+SOLUTIONS_DIR = os.path.join(PACKAGE_DIR, "suite", "solutions")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -115,6 +129,11 @@ def seccomp_program() -> bytes:
             pass
     for flag in NAMESPACE_CLONE_FLAGS:
         filt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    for call in ("socket", "socketpair"):  # every address family but ALLOWED_SOCKET_FAMILIES (none above the last)
+        for family in range(max(ALLOWED_SOCKET_FAMILIES)):
+            if family not in ALLOWED_SOCKET_FAMILIES:
+                filt.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), call, sc.Arg(0, sc.EQ, family))
+        filt.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), call, sc.Arg(0, sc.GT, max(ALLOWED_SOCKET_FAMILIES)))
     filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     with tempfile.TemporaryFile() as f:
         filt.export_bpf(f)
@@ -122,16 +141,49 @@ def seccomp_program() -> bytes:
         return f.read()
 
 
+@functools.lru_cache(maxsize=8)
+def worker_import_path(python_path: str) -> tuple[str, ...]:
+    """The absolute entries of the import path a worker's interpreter builds for itself (``PYTHONPATH`` =
+    ``python_path``; its site folders and what their ``.pth`` files add), asked of this interpreter once.
+
+    Never this process's own ``sys.path``: a program puts its own folder there (``python /srv/proj/train.py``), and
+    Ray puts the driver's script folder and working folder on every Ray worker's, so an evaluation in a Ray actor
+    bound the driver's project folder into the sandbox and a candidate read a file beside the driver's script
+    (a red-team finding, 2026-12-07); the worker imports nothing from those folders (they are not on its own path).
+    Where the interpreter cannot be asked, its site folders and ``python_path``."""
+    env = {k: os.environ[k] for k in ("PATH", "LANG", "LD_LIBRARY_PATH") if k in os.environ}
+    env.update(PYTHONPATH=python_path, PYTHONNOUSERSITE="1")  # a worker's HOME is its scratch: no user site
+    try:
+        done = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path))"], env=env,
+                              cwd="/", stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        import site
+
+        found = list(site.getsitepackages()) + python_path.split(os.pathsep)
+    return tuple(p for p in found if isinstance(p, str) and p and os.path.isabs(p))
+
+
+def _is_checkout_root(path: str) -> bool:
+    """Whether ``path`` is the folder that holds the kernelgym package as a source checkout (no installed
+    ``kernelgym-*.dist-info`` beside the package): the worker needs only the package of it (:data:`PACKAGE_DIR`),
+    not the checkout's ``.git``, virtual environment, results or notes (a Ray actor working elsewhere showed it
+    whole)."""
+    if os.path.normpath(os.path.realpath(path)) != os.path.normpath(os.path.realpath(PACKAGE_ROOT)):
+        return False
+    return not any(Path(PACKAGE_ROOT).glob("kernelgym-*.dist-info"))
+
+
 def read_only_paths(within: str | None = None) -> list[str]:
-    """What the worker may read: system directories, the Python installation and import path, the CUDA toolkit,
-    the dynamic-library path, the kernelgym package. Parents before children, none covered by another, only paths
+    """What the worker may read: system directories, the Python installation, the worker's own import path
+    (:func:`worker_import_path`: not this process's), the CUDA toolkit, the dynamic-library path, the kernelgym
+    package (not the rest of a checkout it lies in). Parents before children, none covered by another, only paths
     that exist; with ``within``, only those strictly inside that folder (what is bound again on top of a hidden
     folder, :func:`command`)."""
     candidates = list(SYSTEM_DIRS) + [sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                      str(Path(sys.executable).resolve().parent), PACKAGE_ROOT, PACKAGE_DIR]
-    candidates += [p for p in sys.path if p and os.path.isabs(p)]
-    for var in ("PYTHONPATH", "LD_LIBRARY_PATH"):
-        candidates += [p for p in os.environ.get(var, "").split(os.pathsep) if p and os.path.isabs(p)]
+                                      str(Path(sys.executable).resolve().parent), PACKAGE_DIR]
+    candidates += [p for p in worker_import_path(os.environ.get("PYTHONPATH", "")) if not _is_checkout_root(p)]
+    candidates += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p and os.path.isabs(p)]
     for var in ("CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV"):
         if os.environ.get(var):
             candidates.append(os.environ[var])
@@ -150,9 +202,9 @@ def hidden_paths(extra: tuple = ()) -> list[str]:
     """Folders the worker must not see even where a bound folder covers them, shallowest first: the runner's home
     and working folder (a script run from there puts that folder on ``sys.path``, and so into the sandbox), the
     folder the workers' scratch folders are made in (the other workers' scratch folders), and ``extra`` (the
-    judge's cache: eager baselines, other candidates' CUDA builds and sources). Never ``/``, ``/tmp`` (private in
-    the sandbox already; a folder below it is hidden where something bound makes it visible) or a folder holding a
-    system directory."""
+    judge's cache: eager baselines, other candidates' CUDA builds and sources), and the bundled solutions
+    (:data:`SOLUTIONS_DIR`). Never ``/``, ``/tmp`` (private in the sandbox already; a folder below it is hidden
+    where something bound makes it visible) or a folder holding a system directory."""
     import tempfile
 
     try:
@@ -160,6 +212,8 @@ def hidden_paths(extra: tuple = ()) -> list[str]:
     except OSError:  # the working folder was removed: nothing of it to hide
         cwd = ""
     candidates = [os.path.expanduser("~"), cwd, tempfile.gettempdir(), *map(str, extra)]
+    if os.path.isdir(SOLUTIONS_DIR):  # bwrap cannot make a mount point inside a read-only folder
+        candidates.append(SOLUTIONS_DIR)
     candidates += [os.path.realpath(p) for p in candidates]
     out = []
     for path in sorted({os.path.normpath(p) for p in candidates if p and os.path.isabs(p)},
@@ -253,6 +307,10 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
     args += ["--remount-ro", "/dev"]
     for path in [scratch, *writable]:
         args += ["--bind", str(path), str(path)]
+    # bwrap's own root is a tmpfs of half the host's memory, where it makes the folders its mount points need
+    # (``/work``, the parents of the build folder): writable, it held 3.2 GB past a 2 GiB limit unseen (an
+    # eighteenth red-team helper, 2026-12-07); read-only, as ``/dev``, once every mount point is made
+    args += ["--remount-ro", "/"]
     args += ["--chdir", str(scratch), "--seccomp", str(seccomp_fd), "--", *argv]
     return args
 
