@@ -612,3 +612,31 @@ if _seen:
         assert result.status == "ok", (result.message, result.log_tail[-600:])
     finally:
         judge.close()
+
+
+@needs_sandbox
+def test_an_empty_or_relative_import_path_entry_binds_no_folder_of_the_runners(tmp_path, monkeypatch, relu_task):
+    """``PYTHONPATH=/repo:`` (an empty entry, as a shell's ``$ROOT:$PYTHONPATH`` makes) means the working folder:
+    asked of an interpreter started in ``/``, it bound the root whole into the sandbox, the runner's ``/tmp`` and
+    home with it. The worker's import path is asked in an empty folder of its own and left without it, and the root
+    is never bound: a file the runner keeps in its ``/tmp`` stays out of the worker's reach."""
+    from kernelgym.judge.runner import Judge
+
+    secret = tmp_path / "runner_secret.txt"
+    secret.write_text("sk-secret")
+    monkeypatch.setenv("PYTHONPATH", f"{sandbox.PACKAGE_ROOT}{os.pathsep}{os.pathsep}.")
+    sandbox.worker_import_path.cache_clear()
+    try:
+        shown = sandbox.read_only_paths()
+        assert "/" not in shown and not any(secret.is_relative_to(p) for p in shown), shown
+        probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
+if os.path.exists({str(secret)!r}):
+    raise RuntimeError("saw the runner's file")''')
+        judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False)
+        try:
+            result = judge.evaluate(relu_task, probe, profile=SHORT)
+            assert result.status == "ok", (result.message, result.log_tail[-600:])
+        finally:
+            judge.close()
+    finally:
+        sandbox.worker_import_path.cache_clear()

@@ -40,7 +40,7 @@ from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, remove_tree
 from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401  (COMPILE_LOCK re-exported)
 from kernelgym.judge.result import EvalResult
-from kernelgym.judge.sandbox import PACKAGE_ROOT, mode_from
+from kernelgym.judge.sandbox import mode_from, worker_python_path
 from kernelgym.judge.session import COMPARED_FLOOR, SNAPSHOT_BYTES, Session, Settings
 from kernelgym.judge.timing import TIMING_METHOD, check_method
 from kernelgym.judge.verdict import Verdict
@@ -62,8 +62,7 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
             "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     # the runner's own import path (site directories given by PYTHONPATH included), never the candidate's
-    python_path = os.pathsep.join([PACKAGE_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                                                    if p and p != PACKAGE_ROOT])
+    python_path = worker_python_path()
     env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1",
                TRITON_CACHE_DIR=str(scratch / "triton"), PYTHONHASHSEED="0",
                OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), KERNELGYM_RUNNER_PID=str(os.getpid()))

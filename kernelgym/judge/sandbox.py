@@ -40,6 +40,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 MODES = ("bwrap", "unsafe")
@@ -117,7 +118,6 @@ def bwrap_executable() -> str | None:
 def seccomp_program() -> bytes:
     """The compiled seccomp BPF program (default: allow; :data:`DENIED_SYSCALLS` and namespace clones: EPERM)."""
     import errno
-    import tempfile
 
     import pyseccomp as sc
 
@@ -153,15 +153,28 @@ def worker_import_path(python_path: str) -> tuple[str, ...]:
     Where the interpreter cannot be asked, its site folders and ``python_path``."""
     env = {k: os.environ[k] for k in ("PATH", "LANG", "LD_LIBRARY_PATH") if k in os.environ}
     env.update(PYTHONPATH=python_path, PYTHONNOUSERSITE="1")  # a worker's HOME is its scratch: no user site
-    try:
-        done = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path))"], env=env,
-                              cwd="/", stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-        found = json.loads(done.stdout.strip().splitlines()[-1])
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        import site
+    # asked in an empty folder of its own, left out of the answer: a relative or empty entry means the working
+    # folder, which is the worker's scratch, never a folder to bind (asked in "/", an empty entry bound the root
+    # whole, the runner's /tmp and home with it)
+    with tempfile.TemporaryDirectory(prefix="kernelgym-path-") as here:
+        try:
+            done = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path))"],
+                                  env=env, cwd=here, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  timeout=120)
+            found = json.loads(done.stdout.strip().splitlines()[-1])
+        except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+            import site
 
-        found = list(site.getsitepackages()) + python_path.split(os.pathsep)
-    return tuple(p for p in found if isinstance(p, str) and p and os.path.isabs(p))
+            found = list(site.getsitepackages()) + python_path.split(os.pathsep)
+        return tuple(p for p in found if isinstance(p, str) and p and os.path.isabs(p)
+                     and not (os.path.normpath(p) == here or _inside(os.path.normpath(p), here)))
+
+
+def worker_python_path() -> str:
+    """The ``PYTHONPATH`` of every worker: the runner's own package root first, then this process's entries (empty
+    ones left out; a relative one means the worker's scratch folder there)."""
+    return os.pathsep.join([PACKAGE_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                             if p and p != PACKAGE_ROOT])
 
 
 def _is_checkout_root(path: str) -> bool:
@@ -182,7 +195,7 @@ def read_only_paths(within: str | None = None) -> list[str]:
     folder, :func:`command`)."""
     candidates = list(SYSTEM_DIRS) + [sys.prefix, sys.base_prefix, sys.exec_prefix,
                                       str(Path(sys.executable).resolve().parent), PACKAGE_DIR]
-    candidates += [p for p in worker_import_path(os.environ.get("PYTHONPATH", "")) if not _is_checkout_root(p)]
+    candidates += [p for p in worker_import_path(worker_python_path()) if not _is_checkout_root(p)]
     candidates += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p and os.path.isabs(p)]
     for var in ("CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV"):
         if os.environ.get(var):
@@ -193,7 +206,8 @@ def read_only_paths(within: str | None = None) -> list[str]:
     out: list[str] = []
     for path in sorted({os.path.normpath(p) for p in candidates}, key=lambda p: (p.count(os.sep), p)):
         covered = any(path == b or path.startswith(b.rstrip("/") + "/") for b in out)
-        if not covered and os.path.exists(path) and path != "/tmp" and not path.startswith(("/dev", "/proc")):
+        if not covered and os.path.exists(path) and path not in ("/", "/tmp") \
+                and not path.startswith(("/dev", "/proc")):  # the root would show everything
             out.append(path)
     return out
 
