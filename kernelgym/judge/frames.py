@@ -97,7 +97,8 @@ FIELD_CHECKS: dict[str, dict[str, Callable[[Any], bool]]] = {
         "top_kernels": _list_of(lambda k: isinstance(k, dict)),
         "foreign_kernels": _list_of(_dict_with({"name": _str}, required=("name",))),
         "kernel_us_total": _is_number, "kernel_us_candidate": _is_number,
-        "host_copies": lambda v: _is_int(v) and v >= 0})},
+        "host_copies": lambda v: _is_int(v) and v >= 0,
+        "torch_copied_bytes": lambda v: _is_int(v) and v >= 0, "output_bytes": lambda v: _is_int(v) and v >= 0})},
 }
 
 

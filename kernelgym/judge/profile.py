@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import secrets
 
 #: aten operators that do the main work of typical tasks; seeing one in a candidate's forward means torch did work.
 ATEN_COMPUTE = re.compile(r"^aten::(mm|bmm|addmm|matmul|baddbmm|addbmm|linear|einsum|convolution|_convolution|"
@@ -145,7 +146,8 @@ def profiler(device: str):
         return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
     from torch.autograd.profiler import profile
 
-    return profile(use_cpu=True, use_kineto=True)
+    # shapes and allocations: what torch's value copies wrote (:func:`torch_copied_bytes`)
+    return profile(use_cpu=True, use_kineto=True, record_shapes=True, profile_memory=True)
 
 
 def events_of(prof) -> list:
@@ -170,7 +172,73 @@ def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict,
         is_kernel = str(getattr(e, "device_type", "")).endswith("CUDA")
         dev_us = float(e.time_range.elapsed_us()) if is_kernel else 0.0
         rows.append((e.name, is_kernel, dev_us, id(e) in on_host))
-    return coverage_from_events(rows, names, strict_aten=not device.startswith("cuda")), output
+    report = coverage_from_events(rows, names, strict_aten=not device.startswith("cuda"))
+    if not device.startswith("cuda"):
+        outs = output if isinstance(output, (tuple, list)) else (output,)
+        report["torch_copied_bytes"] = torch_copied_bytes(events)
+        report["output_bytes"] = sum(int(o.numel()) * int(o.element_size()) for o in outs if torch.is_tensor(o))
+    return report, output
+
+
+#: the data-movement operators that write values into memory (every copying one ends in them: ``clone``,
+#: ``contiguous``, a copying ``reshape``, ``to``, ``expand_copy``, ``as_strided_scatter`` in ``copy_``; ``stack`` in
+#: ``cat``, or ``_stack`` of its own)
+ATEN_VALUE_COPY = re.compile(r"^aten::(copy_|_copy_from\w*|cat|_cat|_stack)$")
+#: the share of a forward's output bytes that torch's value copies may write under ``strict`` on the CPU (the GPU's
+#: kernel-time share, :data:`kernelgym.judge.policy` coverage, counts their kernels against the candidate's)
+TORCH_COPY_SHARE = 0.5
+_ITEM_BYTES = {"double": 8, "long int": 8, "long": 8, "c10::complex<double>": 16, "c10::complex<float>": 8,
+               "float": 4, "int": 4, "unsigned int": 4, "c10::Half": 2, "c10::BFloat16": 2, "short int": 2,
+               "short": 2, "unsigned short": 2, "bool": 1, "signed char": 1, "unsigned char": 1,
+               "c10::Float8_e4m3fn": 1, "c10::Float8_e5m2": 1}
+
+
+#: the profiler range around each launch of the interpreter (:class:`LaunchCounter`): events in it are the
+#: interpreter's (its copies of a kernel's arguments to and from the host), not the forward's. Not a dispatcher
+#: operator's name (:data:`DISPATCHER_OP`), and drawn per process so that a forward cannot name a range of its own so
+LAUNCH_RANGE = f"kernelgym_interpreter_launch_{secrets.token_hex(8)}"
+_record_function = None
+
+
+def _within_launches(events) -> set[int]:
+    """The ``id()`` of every event nested in a :data:`LAUNCH_RANGE` range (the range's own included)."""
+    inside: set[int] = set()
+    pending = [e for e in events if getattr(e, "name", None) == LAUNCH_RANGE]
+    while pending:
+        event = pending.pop()
+        if id(event) not in inside:
+            inside.add(id(event))
+            pending.extend(getattr(event, "cpu_children", None) or [])
+    return inside
+
+
+def torch_copied_bytes(events) -> int:
+    """Bytes that torch's value copies (:data:`ATEN_VALUE_COPY`) wrote in a CPU profile recorded with shapes and
+    memory: a ``copy_``'s destination, a ``cat``'s ``out`` or, without one, what it allocated. On the CPU no kernel
+    time shows torch's data movement, so a forward that let torch do a data-movement task (nearest upsampling as
+    ``expand`` then ``reshape``, a pixel shuffle, ``stack`` of the input with itself) beside a token kernel launch
+    was ``ok`` under ``strict`` (a twentieth red-team helper): each operator is data movement, but together they
+    were the task's whole work. The interpreter's own copies of a kernel's arguments (inside a launch,
+    :data:`LAUNCH_RANGE`) are left out."""
+    total = 0
+    launches = _within_launches(events)
+    for e in events:
+        if id(e) in launches or not ATEN_VALUE_COPY.match(getattr(e, "name", "") or ""):
+            continue
+        shapes = list(getattr(e, "input_shapes", None) or [])
+        dtypes = list(getattr(e, "input_dtypes", None) or [])
+        if e.name in ("aten::copy_",) or e.name.startswith("aten::_copy_from"):
+            at = 0 if shapes and shapes[0] else None
+        else:  # a tensor list's shapes are not recorded: the out tensor's, where one is given, is the last
+            at = next((i for i in range(len(shapes) - 1, 0, -1) if shapes[i]), None)
+        if at is None:
+            total += max(0, int(getattr(e, "self_cpu_memory_usage", 0) or 0))
+            continue
+        numel = 1
+        for n in shapes[at]:
+            numel *= int(n)
+        total += numel * _ITEM_BYTES.get(str(dtypes[at]) if at < len(dtypes) else "", 4)
+    return total
 
 
 def host_only_events(events) -> set[int]:
@@ -217,6 +285,9 @@ class LaunchCounter:
     def install(self) -> bool:
         import importlib
 
+        global _record_function
+        from torch.autograd.profiler import record_function as _record_function
+
         counter = self
         for module_name, class_name in self.TARGETS:
             try:
@@ -226,9 +297,13 @@ class LaunchCounter:
             if cls is None or not hasattr(cls, "run") or getattr(cls.run, "_kernelgym_counts", False):
                 continue
 
-            def make(original):
+            def make(original, interpreted=class_name == "InterpretedFunction"):
                 def run(self, *args, **kwargs):
-                    out = original(self, *args, **kwargs)
+                    if interpreted:  # its own copies of the arguments in and out are no torch copy of the forward's
+                        with _record_function(LAUNCH_RANGE):
+                            out = original(self, *args, **kwargs)
+                    else:
+                        out = original(self, *args, **kwargs)
                     if not kwargs.get("warmup"):  # a warm-up compiles and returns: nothing ran (an eighth
                         name = getattr(getattr(self, "fn", None), "__name__", "?")  # red-team helper's token)
                         counter.counts[name] = counter.counts.get(name, 0) + 1

@@ -148,10 +148,9 @@ class ReferenceSide:
         with torch.no_grad(), reference_numerics():
             inputs = make_inputs(module, seed, self.device, outlier)
             outputs = as_tuple(model(*inputs))
-        stores = {x.untyped_storage().data_ptr() for x in inputs
-                  if torch.is_tensor(x) and x.untyped_storage().nbytes()}
-        return tuple(torch.is_tensor(o) and o.untyped_storage().nbytes() > 0
-                     and o.untyped_storage().data_ptr() in stores for o in outputs)
+        from kernelgym.judge.timing import layout
+
+        return tuple(torch.is_tensor(o) and layout(o, inputs)["aliases_input"] for o in outputs)
 
     def exact_outputs(self, task: Task, init_seed: int, seed: int, outlier: int = NO_OUTLIERS,
                       off_device: Callable[[], ContextManager] = contextlib.nullcontext,

@@ -33,6 +33,7 @@ from kernelgym.judge.inputs import NO_OUTLIERS, OUTLIERS, SIGNED_OUTLIERS, WIDE_
 from kernelgym.judge.launch import StartedWorker
 from kernelgym.judge.process import LOG_TAIL_CHARS, cpu_seconds, descendants, folder_bytes, held_file_bytes, \
     scheduler_ns, tree_usage
+from kernelgym.judge.profile import TORCH_COPY_SHARE
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
@@ -784,6 +785,15 @@ class Session:
                 exacts = None  # freed before the reservation ends
         return check
 
+    def _reference_state_bytes(self) -> int:
+        """Bytes of the reference model's parameters and buffers: what torch's copies in a forward may re-lay out
+        beyond :data:`~kernelgym.judge.profile.TORCH_COPY_SHARE` of its outputs (the bundled LSTM and GRU solutions
+        concatenate their weights each forward), none for a data-movement task's model."""
+        import itertools
+
+        _, model = self.reference.model(self.task, self.init_seed)
+        return sum(int(t.numel()) * int(t.element_size()) for t in itertools.chain(model.parameters(), model.buffers()))
+
     def _aliasing_refused(self, desc: dict, index: int, seed: int, outlier: int) -> TrialCheck | None:
         """A failing check when the candidate's output ``index`` shares memory with one of its call's inputs (a view
         of an input: the judge's snapshot or copy-out then made the copy, untimed) and the reference's output does
@@ -964,6 +974,12 @@ class Session:
         if report.get("host_copies"):
             found.append(("torch_fallback", f"the forward copied device memory to the host {report['host_copies']} "
                                             f"time(s): the work must be done by your own kernels on the device"))
+        copied, produced = report.get("torch_copied_bytes"), report.get("output_bytes")
+        if self.settings.on_cpu and isinstance(copied, int) and isinstance(produced, int) and produced > 0 and \
+                copied >= TORCH_COPY_SHARE * produced + self._reference_state_bytes():
+            found.append(("torch_fallback", f"torch's copies (copy_, cat, clone, reshape, ...) wrote {copied} bytes in "
+                                            f"the forward, {copied / produced:.0%} of its outputs' {produced}: the "
+                                            f"data movement of the task must be done by your own kernels"))
         if self.settings.on_cpu:
             launched = sum(int(v) for k, v in (report.get("interpreter_launches") or {}).items() if k in names)
             if launched == 0:

@@ -180,6 +180,14 @@ def changed_inputs(before: tuple, after: tuple) -> list[int]:
             (a is not None and not _equal(a, b))]
 
 
+def _overlaps(start: int, size: int, storage) -> bool:
+    """Whether ``storage``'s bytes overlap ``[start, start + size)``: memory shared, whatever storage object holds it
+    (a second storage over an input's bytes, ``torch.from_dlpack(x[n:])`` or ``x.untyped_storage()[k:]``, starts
+    elsewhere than the input's own; a twentieth red-team helper)."""
+    other, length = _storage_ptr(storage), _storage_nbytes(storage)
+    return length > 0 and start < other + length and other < start + size
+
+
 def layout(tensor, inputs=()) -> dict:
     """How ``tensor``'s elements lie in memory, for the runner's check of an output's layout
     (:func:`kernelgym.judge.correctness.check_layout`): its strides, whether it is contiguous, whether it is a lazy
@@ -188,10 +196,11 @@ def layout(tensor, inputs=()) -> dict:
     from a forward's own outputs (a trial's, or a timed call's before its snapshot: the snapshot's clone makes an
     expanded or lazy output dense, so its own layout says nothing of the forward's), with whether it shares memory
     with one of the call's ``inputs`` (a view of an input: the snapshot's clone copies it, untimed, where the
-    reference's output is a fresh tensor). Only functions bound at import are called."""
+    reference's output is a fresh tensor; any overlap of their storages' bytes, :func:`_overlaps`). Only functions
+    bound at import are called."""
     own = _untyped_storage(tensor)
-    where = _storage_ptr(own) if _storage_nbytes(own) else None
-    aliases = where is not None and any(_is_tensor(x) and _storage_ptr(_untyped_storage(x)) == where for x in inputs)
+    start, size = _storage_ptr(own), _storage_nbytes(own)
+    aliases = size > 0 and any(_is_tensor(x) and _overlaps(start, size, _untyped_storage(x)) for x in inputs)
     return {"strides": list(_stride(tensor)), "contiguous": bool(_is_contiguous(tensor)),
             "lazy": bool(_is_neg(tensor)) or bool(_is_conj(tensor)), "device": _str(_device_of(tensor)),
             "aliases_input": aliases}

@@ -122,6 +122,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
         "kernelgym.judge.timing.scrub": _timing.scrub,
         "kernelgym.judge.timing.layout": _timing.layout,
+        "kernelgym.judge.timing._overlaps": _timing._overlaps,
         "kernelgym.judge.timing._stride": _timing._stride,
         "kernelgym.judge.timing._is_contiguous": _timing._is_contiguous,
         "kernelgym.judge.timing._is_neg": _timing._is_neg,
