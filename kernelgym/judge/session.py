@@ -976,7 +976,8 @@ class Session:
                                             f"time(s): the work must be done by your own kernels on the device"))
         copied, produced = report.get("torch_copied_bytes"), report.get("output_bytes")
         if self.settings.on_cpu and isinstance(copied, int) and isinstance(produced, int) and produced > 0 and \
-                copied >= TORCH_COPY_SHARE * produced + self._reference_state_bytes():
+                copied >= TORCH_COPY_SHARE * produced and \
+                copied >= TORCH_COPY_SHARE * produced + self._reference_state_bytes():  # the model only if needed
             found.append(("torch_fallback", f"torch's copies (copy_, cat, clone, reshape, ...) wrote {copied} bytes in "
                                             f"the forward, {copied / produced:.0%} of its outputs' {produced}: the "
                                             f"data movement of the task must be done by your own kernels"))
