@@ -862,3 +862,59 @@ def test_an_output_must_be_contiguous_or_laid_out_as_the_references():
     empty = torch.zeros(0, 4)  # zero-size and size-1 dimensions: contiguous whatever their strides
     assert check_layout(torch.ones(0, 4), desc(empty), 0) is None
     assert check_layout(torch.ones(3, 1), desc(torch.zeros(1, 3).t()), 0) is None
+
+
+def test_a_fresh_output_in_its_elements_order_or_the_references_layout_passes_whatever_its_size_1_strides():
+    """``correctness.check_layout`` (a twenty-first red-team helper, 2026-12-07): a slice of a padded buffer the
+    forward wrote (``buf[:, :N]``) lies in its elements' order, and the stride of a size-1 dimension addresses
+    nothing: both were refused, though the judge's copy-out only leaves gaps out. A permuted layout (channels_last of
+    a contiguous reference, a transposed buffer), a step and an expanded view are still refused."""
+    import torch
+
+    from kernelgym.judge.correctness import check_layout
+    from kernelgym.judge.timing import layout
+
+    def desc(t):
+        return {"kind": "tensor", "dtype": "float32", "shape": list(t.shape), **layout(t)}
+
+    ref = torch.ones(6, 5)
+    assert check_layout(ref, desc(torch.zeros(6, 8)[:, :5]), 0) is None  # padded rows
+    assert check_layout(ref, desc(torch.zeros(2, 6, 8)[1, :, 1:6]), 0) is None
+    assert check_layout(ref, desc(torch.zeros(12, 5)[::2]), 0) is None  # whole rows with gaps between them
+    for refused in (torch.zeros(5, 6).t(), torch.zeros(6, 10)[:, ::2], torch.zeros(1, 5).expand(6, 5),
+                    torch.zeros(20).as_strided((6, 5), (3, 1))):  # overlapping rows
+        bad = check_layout(ref, desc(refused), 0)
+        assert bad is not None and "allocate the output contiguous" in bad.reason, refused.stride()
+    image = torch.ones(2, 3, 4, 4)
+    assert not check_layout(image, desc(torch.zeros(2, 3, 4, 4).to(memory_format=torch.channels_last)), 0).ok
+    channels_last_ref = image.to(memory_format=torch.channels_last)
+    assert check_layout(channels_last_ref, desc(torch.empty_like(channels_last_ref)), 0) is None
+    odd_ref = torch.ones(5, 6).t().unsqueeze(1)  # strides (1, 30, 6): its size-1 dimension's, any other
+    assert check_layout(odd_ref, desc(torch.empty_strided((6, 1, 5), (1, 12345, 6))), 0) is None
+    assert not check_layout(odd_ref, desc(torch.empty_strided((6, 1, 5), (2, 1, 12))), 0).ok
+
+
+def test_torchs_copies_inside_a_launch_count_beyond_the_interpreters_own():
+    """``profile.torch_copied_bytes`` (a twenty-first red-team helper, 2026-12-07): copies inside a range named as
+    the interpreter's launches were all left out, so a forward that opened such a range itself (its name read from
+    the worker's memory) or copied inside a real launch passed ``strict``; now only the bytes of the launches' tensor
+    arguments' storages are, and ``narrow_copy`` (a kernel of its own) counts."""
+    import torch
+    from torch.autograd.profiler import record_function
+
+    from kernelgym.judge import profile as P
+
+    x = torch.randn(64, 300)
+    with P.profiler("cpu") as prof:
+        with record_function(P.LAUNCH_RANGE):
+            x.t().contiguous()
+    events = P.events_of(prof)
+    assert P.torch_copied_bytes(events) == x.numel() * 4  # no launch: nothing allowed
+    assert P.torch_copied_bytes(events, 1000) == x.numel() * 4 - 1000
+    assert P.torch_copied_bytes(events, 10 ** 9) == 0  # never more than the range's own
+    with P.profiler("cpu") as prof:
+        x.narrow_copy(0, 0, 32)
+    assert P.torch_copied_bytes(P.events_of(prof)) == 32 * 300 * 4
+    P.LaunchCounter().install()  # binds the storage functions
+    y = x[:1]
+    assert P._argument_storage_bytes((y, x, (x.reshape(-1), 3), "s"), {"z": torch.empty(7)}) == x.numel() * 4 + 28

@@ -155,11 +155,14 @@ def events_of(prof) -> list:
     return prof.events() if callable(getattr(prof, "events", None)) else prof.function_events
 
 
-def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict, object]:
+def profile_forward(model, inputs, device: str, names: list[str], launches=None) -> tuple[dict, object]:
     """Profile one forward call; its summary (:func:`coverage_from_events`) and its output, which the judge
-    compares like any trial's (a candidate that behaves differently under the profiler gains nothing)."""
+    compares like any trial's (a candidate that behaves differently under the profiler gains nothing).
+    ``launches``, the worker's :class:`LaunchCounter`, says how many bytes the interpreter's own copies of its
+    kernels' arguments wrote in the forward (:func:`torch_copied_bytes`)."""
     import torch
 
+    allowed = launches.interpreter_copy_bytes if launches is not None else 0
     with profiler(device) as prof:
         with torch.no_grad():
             output = model(*inputs)
@@ -175,15 +178,17 @@ def profile_forward(model, inputs, device: str, names: list[str]) -> tuple[dict,
     report = coverage_from_events(rows, names, strict_aten=not device.startswith("cuda"))
     if not device.startswith("cuda"):
         outs = output if isinstance(output, (tuple, list)) else (output,)
-        report["torch_copied_bytes"] = torch_copied_bytes(events)
+        interpreter = launches.interpreter_copy_bytes - allowed if launches is not None else 0
+        report["torch_copied_bytes"] = torch_copied_bytes(events, interpreter)
         report["output_bytes"] = sum(int(o.numel()) * int(o.element_size()) for o in outs if torch.is_tensor(o))
     return report, output
 
 
 #: the data-movement operators that write values into memory (every copying one ends in them: ``clone``,
 #: ``contiguous``, a copying ``reshape``, ``to``, ``expand_copy``, ``as_strided_scatter`` in ``copy_``; ``stack`` in
-#: ``cat``, or ``_stack`` of its own)
-ATEN_VALUE_COPY = re.compile(r"^aten::(copy_|_copy_from\w*|cat|_cat|_stack)$")
+#: ``cat``, or ``_stack`` of its own; ``narrow_copy`` copies with a kernel of its own, and was not counted: a
+#: twenty-first red-team helper)
+ATEN_VALUE_COPY = re.compile(r"^aten::(copy_|_copy_from\w*|cat|_cat|_stack|narrow_copy)$")
 #: the share of a forward's output bytes that torch's value copies may write under ``strict`` on the CPU (the GPU's
 #: kernel-time share, :data:`kernelgym.judge.policy` coverage, counts their kernels against the candidate's)
 TORCH_COPY_SHARE = 0.5
@@ -198,6 +203,7 @@ _ITEM_BYTES = {"double": 8, "long int": 8, "long": 8, "c10::complex<double>": 16
 #: operator's name (:data:`DISPATCHER_OP`), and drawn per process so that a forward cannot name a range of its own so
 LAUNCH_RANGE = f"kernelgym_interpreter_launch_{secrets.token_hex(8)}"
 _record_function = None
+_storage_functions: tuple = ()
 
 
 def _within_launches(events) -> set[int]:
@@ -212,33 +218,61 @@ def _within_launches(events) -> set[int]:
     return inside
 
 
-def torch_copied_bytes(events) -> int:
+def torch_copied_bytes(events, interpreter_bytes: int = 0) -> int:
     """Bytes that torch's value copies (:data:`ATEN_VALUE_COPY`) wrote in a CPU profile recorded with shapes and
     memory: a ``copy_``'s destination, a ``cat``'s ``out`` or, without one, what it allocated. On the CPU no kernel
     time shows torch's data movement, so a forward that let torch do a data-movement task (nearest upsampling as
     ``expand`` then ``reshape``, a pixel shuffle, ``stack`` of the input with itself) beside a token kernel launch
     was ``ok`` under ``strict`` (a twentieth red-team helper): each operator is data movement, but together they
     were the task's whole work. The interpreter's own copies of a kernel's arguments (inside a launch,
-    :data:`LAUNCH_RANGE`) are left out."""
-    total = 0
+    :data:`LAUNCH_RANGE`) are left out, up to ``interpreter_bytes``: what the launches' tensor arguments' storages
+    hold, each copied back once per launch (:meth:`LaunchCounter.install`). A range's name is no proof: a forward
+    that read the name from the worker's memory (``kernelgym.judge.profile.LAUNCH_RANGE``) and opened a range of its
+    own, or ran torch's copies inside a real launch (an argument whose ``untyped_storage`` did the task), had them
+    left out, ``ok`` under ``strict`` (a twenty-first red-team helper)."""
+    total = inside = 0
     launches = _within_launches(events)
     for e in events:
-        if id(e) in launches or not ATEN_VALUE_COPY.match(getattr(e, "name", "") or ""):
+        if not ATEN_VALUE_COPY.match(getattr(e, "name", "") or ""):
             continue
-        shapes = list(getattr(e, "input_shapes", None) or [])
-        dtypes = list(getattr(e, "input_dtypes", None) or [])
-        if e.name in ("aten::copy_",) or e.name.startswith("aten::_copy_from"):
-            at = 0 if shapes and shapes[0] else None
-        else:  # a tensor list's shapes are not recorded: the out tensor's, where one is given, is the last
-            at = next((i for i in range(len(shapes) - 1, 0, -1) if shapes[i]), None)
-        if at is None:
-            total += max(0, int(getattr(e, "self_cpu_memory_usage", 0) or 0))
-            continue
-        numel = 1
-        for n in shapes[at]:
-            numel *= int(n)
-        total += numel * _ITEM_BYTES.get(str(dtypes[at]) if at < len(dtypes) else "", 4)
-    return total
+        written = _copy_bytes(e)
+        total += written
+        if id(e) in launches:
+            inside += written
+    return total - min(inside, max(0, int(interpreter_bytes)))
+
+
+def _copy_bytes(e) -> int:
+    """The bytes one value copy's event (:data:`ATEN_VALUE_COPY`) wrote."""
+    shapes = list(getattr(e, "input_shapes", None) or [])
+    dtypes = list(getattr(e, "input_dtypes", None) or [])
+    if e.name in ("aten::copy_",) or e.name.startswith("aten::_copy_from"):
+        at = 0 if shapes and shapes[0] else None
+    else:  # a tensor list's shapes are not recorded: the out tensor's, where one is given, is the last
+        at = next((i for i in range(len(shapes) - 1, 0, -1) if shapes[i]), None)
+    if at is None:
+        return max(0, int(getattr(e, "self_cpu_memory_usage", 0) or 0))
+    numel = 1
+    for n in shapes[at]:
+        numel *= int(n)
+    return numel * _ITEM_BYTES.get(str(dtypes[at]) if at < len(dtypes) else "", 4)
+
+
+def _argument_storage_bytes(args, kwargs) -> int:
+    """Bytes of the distinct storages of the plain tensors and parameters among a launch's arguments (in tuples
+    too): what the interpreter copies back after running the kernel (``InterpretedFunction._restore_args_dev``).
+    Anything else with a ``data_ptr`` (a tensor subclass, an object of the forward's) is allowed nothing."""
+    tensors, untyped_storage, storage_ptr, storage_nbytes = _storage_functions  # bound at install
+    seen: dict[int, int] = {}
+    pending = list(args) + list(kwargs.values())
+    while pending:
+        arg = pending.pop()
+        if type(arg) is tuple:
+            pending.extend(arg)
+        elif type(arg) in tensors:  # a plain tensor or a parameter (a model's weight passed as it is)
+            storage = untyped_storage(arg)
+            seen[storage_ptr(storage)] = storage_nbytes(storage)
+    return sum(seen.values())
 
 
 def host_only_events(events) -> set[int]:
@@ -281,12 +315,18 @@ class LaunchCounter:
         #: called as ``observer(launcher, args, kwargs)`` after each launch while set (the worker's
         #: :class:`~kernelgym.judge.gpu_compile.LaunchSpecs` during the first forward on the CPU)
         self.observer = None
+        #: bytes of the interpreter's own copies of its launches' arguments so far (:func:`torch_copied_bytes`)
+        self.interpreter_copy_bytes = 0
 
     def install(self) -> bool:
         import importlib
 
-        global _record_function
+        global _record_function, _storage_functions
+        import torch
         from torch.autograd.profiler import record_function as _record_function
+
+        _storage_functions = ((torch.Tensor, torch.nn.Parameter), torch.Tensor.untyped_storage,
+                              torch.UntypedStorage.data_ptr, torch.UntypedStorage.nbytes)
 
         counter = self
         for module_name, class_name in self.TARGETS:
@@ -304,6 +344,8 @@ class LaunchCounter:
                             out = original(self, *args, **kwargs)
                     else:
                         out = original(self, *args, **kwargs)
+                    if interpreted and not kwargs.get("warmup"):  # after the run: a launch that raised copied
+                        counter.interpreter_copy_bytes += _argument_storage_bytes(args, kwargs)  # nothing back
                     if not kwargs.get("warmup"):  # a warm-up compiles and returns: nothing ran (an eighth
                         name = getattr(getattr(self, "fn", None), "__name__", "?")  # red-team helper's token)
                         counter.counts[name] = counter.counts.get(name, 0) + 1

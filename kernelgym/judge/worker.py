@@ -55,6 +55,7 @@ from kernelgym.judge import gpu_compile  # noqa: E402
 from kernelgym.judge.autotune import forget_picks as _forget_picks  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
+from kernelgym.judge import profile as _profile  # noqa: E402  (the torch-use measurement, watched)
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import HostReads, LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
@@ -173,6 +174,9 @@ def _watched(launch_methods: tuple = ()) -> dict:
         watched[f"kernelgym.judge.worker.Worker.{name}"] = getattr(Worker, name)
     for name in ("profile_forward", "candidate_kernel_names"):  # what the torch-use policy is measured with
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
+    for name in ("torch_copied_bytes", "_copy_bytes", "_within_launches", "_argument_storage_bytes",
+                 "coverage_from_events", "events_of", "profiler"):  # and what profile_forward calls by name
+        watched[f"kernelgym.judge.profile.{name}"] = getattr(_profile, name)
     for name in ("own", "install"):
         watched[f"kernelgym.judge.profile.LaunchCounter.{name}"] = getattr(LaunchCounter, name)
     for path in launch_methods:  # the launch and host-read counters' wrappers, the interpreter's memory bounds
@@ -357,7 +361,7 @@ class Worker:
         try:
             inputs = make_inputs(self.module, seed, self.device)
             reads = self.host_reads.count
-            report, output = profile_forward(self.model, inputs, self.device, names)
+            report, output = profile_forward(self.model, inputs, self.device, names, self.launches)
             reads = self.host_reads.count - reads
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "profiled forward")
