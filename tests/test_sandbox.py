@@ -586,8 +586,6 @@ def test_the_runners_own_import_path_a_checkout_around_the_package_and_the_solut
     driver's project folder (a file beside its script was read) and the whole kernelgym checkout (``.git``, notes,
     results). Only the worker interpreter's own import path is bound, of a checkout only the package, and the
     bundled solutions are hidden (a candidate that ran its task's solution was ``ok``)."""
-    from kernelgym.judge.runner import Judge
-
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     project.mkdir()
     elsewhere.mkdir()
@@ -606,9 +604,17 @@ if os.path.exists({sandbox.SOLUTIONS_DIR!r}) and os.listdir({sandbox.SOLUTIONS_D
     _seen.append("the bundled solutions")
 if _seen:
     raise RuntimeError("saw " + ", ".join(_seen))''')
+    assert_probe_passes(tmp_path, relu_task, probe)
+
+
+def assert_probe_passes(tmp_path, task, probe: str) -> None:
+    """``probe`` (a candidate that raises when it sees what it must not) is ``ok`` on a CPU judge without static
+    checks: the sandbox alone kept it out."""
+    from kernelgym.judge.runner import Judge
+
     judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False)
     try:
-        result = judge.evaluate(relu_task, probe, profile=SHORT)
+        result = judge.evaluate(task, probe, profile=SHORT)
         assert result.status == "ok", (result.message, result.log_tail[-600:])
     finally:
         judge.close()
@@ -620,7 +626,6 @@ def test_an_empty_or_relative_import_path_entry_binds_no_folder_of_the_runners(t
     asked of an interpreter started in ``/``, it bound the root whole into the sandbox, the runner's ``/tmp`` and
     home with it. The worker's import path is asked in an empty folder of its own and left without it, and the root
     is never bound: a file the runner keeps in its ``/tmp`` stays out of the worker's reach."""
-    from kernelgym.judge.runner import Judge
 
     secret = tmp_path / "runner_secret.txt"
     secret.write_text("sk-secret")
@@ -632,11 +637,6 @@ def test_an_empty_or_relative_import_path_entry_binds_no_folder_of_the_runners(t
         probe = kernel_forward(indent("return launch(x)"), imports="import os", extra=f'''
 if os.path.exists({str(secret)!r}):
     raise RuntimeError("saw the runner's file")''')
-        judge = Judge(device="cpu", cache_dir=tmp_path / "cache", static_checks=False)
-        try:
-            result = judge.evaluate(relu_task, probe, profile=SHORT)
-            assert result.status == "ok", (result.message, result.log_tail[-600:])
-        finally:
-            judge.close()
+        assert_probe_passes(tmp_path, relu_task, probe)
     finally:
         sandbox.worker_import_path.cache_clear()

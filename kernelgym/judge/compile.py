@@ -8,9 +8,10 @@ never overwrite each other's build, whatever extension name they choose.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
+
+from kernelgym.judge.process import TooManyEntries, walk_entries
 
 _ERROR_LINE = re.compile(r"(\berror\b|\bError\b|undefined reference|fatal|ptxas .*error)", re.IGNORECASE)
 _NOISE = re.compile(r"^(ninja: build stopped|FAILED: |\[\d+/\d+\]|c\+\+ -MMD|/usr/local/cuda/bin/nvcc |"
@@ -30,28 +31,18 @@ def holds_built_library(build_dir: Path, limit_entries: int = 10_000) -> bool:
     The folder is the candidate's to shape (its worker writes it), and ``Path.rglob`` walked it by recursion: a chain
     of 1500 nested folders left in it made the next evaluation of that text raise ``RecursionError`` in the runner,
     a judge error (an eighteenth red-team helper, 2026-12-07)."""
-    seen = 0
-    stack = [(str(build_dir), 0)]
-    while stack:
-        folder, depth = stack.pop()
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                seen += 1
-                if seen > limit_entries:
-                    return False
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if depth == 0:
-                            stack.append((entry.path, 1))
-                    elif entry.name.endswith(".so") and entry.is_file(follow_symlinks=False):
-                        return True
-                except OSError:
-                    pass
-    return False
+    try:
+        return any(_is_library(entry) for entry in walk_entries(build_dir, limit_entries, max_depth=1))
+    except TooManyEntries:
+        return False
+
+
+def _is_library(entry) -> bool:
+    """Whether the folder entry ``entry`` is a regular file (not a link) named like a shared library."""
+    try:
+        return entry.name.endswith(".so") and entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 #: the characters of each log line that :func:`summarize_compiler_errors` reads

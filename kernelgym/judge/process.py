@@ -223,28 +223,50 @@ def held_file_bytes(pids, limit_fds: int = 4096) -> int:
     return total
 
 
-def folder_bytes(folder, limit_entries: int = 100_000, exclude: frozenset = frozenset()) -> int:
-    """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), leaving out
-    the paths in ``exclude``, walking at most ``limit_entries`` entries; a folder with more counts as over any
-    limit (its walk would cost the runner more than the files are worth)."""
-    total, seen, stack = 0, 0, [str(folder)]
+class TooManyEntries(Exception):
+    """A folder walk (:func:`walk_entries`) read more entries than it was allowed."""
+
+
+def walk_entries(folder, limit_entries: int, max_depth: int | None = None):
+    """Every entry (``os.DirEntry``) under ``folder``, depth first, without recursion and following no link; into
+    folders at most ``max_depth`` levels below ``folder`` (``None``: all). Raises :class:`TooManyEntries` past
+    ``limit_entries`` entries: the folders a worker writes are the candidate's to shape, and a walk must neither
+    recurse (a chain of 1500 folders raised ``RecursionError`` in the runner) nor cost more than they are worth.
+    Unreadable folders and entries are skipped."""
+    seen, stack = 0, [(str(folder), 0)]
     while stack:
+        path, depth = stack.pop()
         try:
-            entries = os.scandir(stack.pop())
+            entries = os.scandir(path)
         except OSError:
             continue
         with entries:
             for entry in entries:
                 seen += 1
                 if seen > limit_entries:
-                    return 1 << 62
+                    raise TooManyEntries(f"more than {limit_entries} entries under {folder}")
                 try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False) and entry.path not in exclude:
-                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False) and (max_depth is None or depth < max_depth):
+                        stack.append((entry.path, depth + 1))
                 except OSError:
-                    pass
+                    continue
+                yield entry
+
+
+def folder_bytes(folder, limit_entries: int = 100_000, exclude: frozenset = frozenset()) -> int:
+    """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), leaving out
+    the paths in ``exclude``, walking at most ``limit_entries`` entries; a folder with more counts as over any
+    limit (its walk would cost the runner more than the files are worth)."""
+    total = 0
+    try:
+        for entry in walk_entries(folder, limit_entries):
+            try:
+                if entry.is_file(follow_symlinks=False) and entry.path not in exclude:
+                    total += entry.stat(follow_symlinks=False).st_blocks * 512
+            except OSError:
+                pass
+    except TooManyEntries:
+        return 1 << 62
     return total
 
 
