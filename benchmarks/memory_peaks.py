@@ -6,7 +6,7 @@
 Each bundled Triton solution whose task id matches ``--pattern`` is evaluated once, alone on the GPU (one judge, no
 spare workers), while a thread asks the driver every ``--interval-s`` (``nvidia-smi --query-compute-apps``) what each
 process holds on the device: the runner (this process) and everything else (the evaluation's worker: nothing else
-runs). Printed per task: its eager footprint bound, the budget's estimate, the highest runner, worker and combined
+runs). Printed per task: its eager footprint (the peak the needs count: :func:`kernelgym.judge.footprint.footprint`), the budget's estimate, the highest runner, worker and combined
 figures seen, the runner allocator's own peak (``torch.cuda.max_memory_reserved``, exact where the polls are not),
 and the combined peak over the estimate; the combined peak until the candidate was built against
 ``Judge.build_memory_need`` (what the evaluation holds until then); then the runner's allocated peak within each of
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_solutions import within_budget  # noqa: E402
 from kernelgym.data.policies import ReplayPolicy  # noqa: E402
-from kernelgym.judge.footprint import footprint_bound  # noqa: E402
+from kernelgym.judge.footprint import footprint as eager_footprint  # noqa: E402
 from kernelgym.judge.gpu_memory import memory_by_process  # noqa: E402
 from kernelgym.judge.runner import Judge  # noqa: E402
 from kernelgym.judge.session import Session  # noqa: E402
@@ -187,8 +187,8 @@ def main() -> int:
         return 2
     tasks, policy = load_tasks(), ReplayPolicy(backend="triton")
     ids = [i for i in policy.task_ids() if i in tasks]
-    bounds = {task_id: footprint_bound(tasks.get(task_id)) for task_id in chosen(ids, args.pattern)}
-    ids = chosen(ids, args.pattern, args.order, lambda task_id: bounds[task_id][0])
+    bounds = {task_id: eager_footprint(tasks.get(task_id)) for task_id in chosen(ids, args.pattern)}
+    ids = chosen(ids, args.pattern, args.order, lambda task_id: bounds[task_id].peak)
     if not ids:
         print(f"memory_peaks: error: no bundled Triton solution matches --pattern {args.pattern!r}", file=sys.stderr)
         return 2
@@ -200,7 +200,7 @@ def main() -> int:
     rows = []
     for task_id in within_budget(ids, args.budget_s):
         task = tasks.get(task_id)
-        footprint, traced = bounds[task_id]
+        footprint, traced = bounds[task_id].peak, bounds[task_id].traced  # the footprint the needs count
         need, build_need = judge.memory_need(task), judge.build_memory_need(task)
         torch.cuda.reset_peak_memory_stats(torch.device(args.device))
         with PeakSampler(args.device, os.getpid(), args.interval_s) as peaks, StepPeaks(args.device) as steps, \
@@ -208,6 +208,7 @@ def main() -> int:
             result = judge.evaluate(task, policy({"task_id": task_id}), profile=args.profile)
         allocator = steps.reserved
         row = {"task": task_id, "status": result.status, "footprint_bytes": footprint, "footprint_traced": traced,
+               "footprint_sum_bytes": bounds[task_id].total,
                "need_bytes": need, "runner_peak_bytes": peaks.runner, "runner_allocator_peak_bytes": allocator,
                "worker_peak_bytes": peaks.others, "together_peak_bytes": peaks.together, "polls": peaks.polls,
                "together_over_need": peaks.together / need if need else None,

@@ -251,7 +251,7 @@ class Judge:
 
     def memory_need(self, task: Task) -> int:
         """GPU bytes one evaluation of ``task`` is expected to take at most, runner and worker together: three
-        times the eager footprint bound of :func:`kernelgym.judge.footprint.footprint` (inputs and their copy,
+        times the eager footprint (its peak) of :func:`kernelgym.judge.footprint.footprint` (inputs and their copy,
         outputs, the reference's own run), once more when outputs are handed over in device memory (the lent
         buffer and the runner's copy of it), :data:`OUTPUT_COPIES` times the forward's own outputs, the snapshots
         of one block of timed calls on both sides, plus 1 GiB (:meth:`_footprints_need`: the footprint cached per
@@ -272,14 +272,16 @@ class Judge:
     def exact_memory_need(self, task: Task) -> int:
         """GPU bytes the float64 reference of ``task`` takes beside its evaluation, reserved only where it ran out
         of memory without (:meth:`kernelgym.judge.session.Session.exact_room`): :data:`EXACT_FOOTPRINTS` times the
-        eager footprint bound (every tensor twice the bytes in float64; the wide trial's moved copy of the data and
+        eager footprint (its peak: every tensor twice the bytes in float64; the wide trial's moved copy of the data and
         its largest changes) plus 1 GiB; half the budget when the bound cannot be had; 0 on the CPU."""
         return self._footprints_need(task, EXACT_FOOTPRINTS, 1 << 30)
 
     def _footprints_need(self, task: Task, footprints: int, extra: int, outputs: int = 0) -> int:
-        """``footprints`` times the eager footprint bound of ``task``, ``outputs`` times its forward's own outputs,
-        plus ``extra`` bytes: 0 on the CPU, half the budget where the footprint cannot be had
-        (:func:`kernelgym.judge.footprint.footprint`, cached per task)."""
+        """``footprints`` times the eager footprint of ``task`` (what one forward holds at most at one moment: its
+        ``peak``; the sum of every operator's output reserved about twice what fused tasks used, L1/100 and L2/20
+        on an H100, thirty-first session), ``outputs`` times its forward's own outputs, plus ``extra`` bytes: 0 on
+        the CPU, half the budget where the footprint cannot be had (:func:`kernelgym.judge.footprint.footprint`,
+        cached per task)."""
         if self.on_cpu:
             return 0
         key = task.key
@@ -291,7 +293,7 @@ class Judge:
         measured = self._footprints[key]
         if measured is None:
             return (self.admission.budget.capacity or 0) // 2
-        return footprints * measured.total + outputs * measured.outputs + extra
+        return footprints * measured.peak + outputs * measured.outputs + extra
 
     # -- stages on the trusted side -----------------------------------------------------------------------
     def _stage_format(self, result: EvalResult, text: str) -> str:
