@@ -69,10 +69,10 @@ def check_description(ref_desc: dict, cand_desc: dict, index: int) -> TrialCheck
     return None
 
 
-def check_layout(ref, cand_desc: dict, index: int) -> TrialCheck | None:
+def check_layout(ref, cand_desc: dict, index: int, device: str | None = None) -> TrialCheck | None:
     """A failing :class:`TrialCheck` when the candidate's tensor output (described as the forward returned it,
     :func:`kernelgym.judge.timing.layout`) is laid out otherwise than contiguously or as the reference's ``ref`` is,
-    else ``None``.
+    or is not on ``device`` (the judge's device by the worker's name for it; default the reference's), else ``None``.
 
     The comparison reads values only, and the judge makes every output dense before it reads it: a timed call's
     snapshot (``clone``) materialises an expanded (stride 0) or lazily negated view, and the copy-out
@@ -92,13 +92,12 @@ def check_layout(ref, cand_desc: dict, index: int) -> TrialCheck | None:
     if not torch.is_tensor(ref) or cand_desc.get("kind") != "tensor":
         return None
     strides, contiguous, lazy = cand_desc.get("strides"), cand_desc.get("contiguous"), cand_desc.get("lazy")
-    device = cand_desc.get("device")
     if not isinstance(contiguous, bool) or not isinstance(lazy, bool) or not isinstance(strides, list) or \
-            not isinstance(device, str) or not isinstance(cand_desc.get("aliases_input"), bool):
+            not isinstance(cand_desc.get("device"), str) or not isinstance(cand_desc.get("aliases_input"), bool):
         return TrialCheck(False, f"output {index}: its layout was not described", output=index)
-    if device != str(ref.device):
-        return TrialCheck(False, f"output {index}: on {device}, the reference's on {ref.device}: return it on the "
-                                 f"device of the inputs", output=index)
+    if cand_desc["device"] != (device or str(ref.device)):
+        return TrialCheck(False, f"output {index}: on {cand_desc['device']}, the inputs on {device or ref.device}: "
+                                 f"return it on the device of the inputs", output=index)
     ref_strides = list(ref.stride())
     shape = cand_desc.get("shape")
     if not contiguous and not (isinstance(shape, list) and len(shape) == len(strides) and

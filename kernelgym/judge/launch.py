@@ -244,6 +244,8 @@ class WorkerLauncher:
         gpu_budget: the GPU's :class:`~kernelgym.judge.admission.MemoryBudget` (``None`` on the CPU): each worker
             started counts :data:`WORKER_CONTEXT_BYTES` in it outside the reservations
             (:attr:`StartedWorker.context_hold`), spares included, until its evaluation reserves memory or it dies.
+        gpu_node: the device node of the judge's GPU, the only GPU node a sandboxed worker gets
+            (:mod:`kernelgym.judge.gpu_isolation`); ``None``: every GPU node of the machine.
 
     :meth:`take` hands over a worker the caller owns from then on (and must :meth:`StartedWorker.discard`);
     :meth:`close` kills the spares it asked for. Not thread-safe, like the judge that owns it (its shared
@@ -252,7 +254,7 @@ class WorkerLauncher:
 
     def __init__(self, env_for: Callable[[Path], dict[str, str]], sandbox_mode: str = "bwrap",
                  prestart: bool | int = False, fd_socket: bool = False, hidden: tuple = (),
-                 spares: "SpareWorkers | None" = None, gpu_budget=None):
+                 spares: "SpareWorkers | None" = None, gpu_budget=None, gpu_node: str | None = None):
         sandbox.require(sandbox_mode)
         if not isinstance(prestart, int) or prestart < 0:  # bool is an int: True is one spare
             raise ValueError(f"prestart must be a bool or a count of spare workers >= 0, not {prestart!r}")
@@ -261,10 +263,11 @@ class WorkerLauncher:
         self.sandboxed = sandbox_mode == "bwrap"
         self.fd_socket = fd_socket
         self.hidden = tuple(hidden)
+        self.gpu_node = gpu_node
         self.spares_wanted = int(prestart) if self.sandboxed else 0
         self.spares = spares if spares is not None else SpareWorkers()
         #: how this launcher starts workers; launchers sharing :attr:`spares` must agree on it
-        self.recipe = (self.sandboxed, self.fd_socket, self.hidden, _recipe_of(env_for))
+        self.recipe = (self.sandboxed, self.fd_socket, self.hidden, self.gpu_node, _recipe_of(env_for))
         self._attached = False  # its spares_wanted counted in :attr:`spares`
         if self.spares_wanted:
             self.spares.bind(self.recipe)
@@ -299,7 +302,8 @@ class WorkerLauncher:
             pass_fds = [write_fd] + ([theirs.fileno()] if theirs else [])
             if self.sandboxed:
                 seccomp_fd = sandbox.seccomp_fd()
-                argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd, self.hidden)
+                argv = sandbox.command(argv, scratch, [xfer, *(writable or [])], seccomp_fd, self.hidden,
+                                       self.gpu_node)
                 pass_fds.append(seccomp_fd)
             proc = spawn(argv, stdin=subprocess.PIPE, stdout=log_fd, stderr=subprocess.STDOUT, pass_fds=pass_fds,
                          cwd=scratch, env=self.env_for(scratch), start_new_session=True)

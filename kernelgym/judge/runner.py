@@ -34,6 +34,7 @@ from kernelgym.judge.device_transfer import enabled as device_transfer_asked
 from kernelgym.judge.extract import ExtractionError, extract_code
 from kernelgym.judge.footprint import Footprint, footprint
 from kernelgym.judge.gpu_compile import enabled as gpu_compile_enabled
+from kernelgym.judge.gpu_isolation import worker_gpu
 from kernelgym.judge.inputs import secret_seed
 from kernelgym.judge.launch import StartedWorker, WorkerLauncher
 from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, remove_tree
@@ -54,10 +55,13 @@ def default_device() -> str:
     return "cuda:0" if torch.cuda.is_available() else "cpu"
 
 
-def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> dict[str, str]:
+def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None,
+               visible_gpu: str | None = None) -> dict[str, str]:
     """The process environment of a worker: scrubbed, rooted in its scratch directory, the same for every
-    candidate (so a worker can be started before its candidate is known). ``warm_device``: the judge's GPU, on
-    which the worker creates its CUDA context while it waits for its request (``KERNELGYM_WARM_DEVICE``)."""
+    candidate (so a worker can be started before its candidate is known). ``warm_device``: the judge's GPU as the
+    worker names it, on which the worker creates its CUDA context while it waits for its request
+    (``KERNELGYM_WARM_DEVICE``); ``visible_gpu``: the only GPU the worker's CUDA sees (its
+    ``CUDA_VISIBLE_DEVICES``, :mod:`kernelgym.judge.gpu_isolation`), else the runner's ``CUDA_VISIBLE_DEVICES``."""
     keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
     env = {k: os.environ[k] for k in keep if k in os.environ}
@@ -66,6 +70,8 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None) -> d
     env.update(HOME=str(scratch), TMPDIR=str(scratch), PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1",
                TRITON_CACHE_DIR=str(scratch / "triton"), PYTHONHASHSEED="0",
                OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), KERNELGYM_RUNNER_PID=str(os.getpid()))
+    if visible_gpu and not on_cpu:
+        env["CUDA_VISIBLE_DEVICES"] = visible_gpu
     if on_cpu:
         env["TRITON_INTERPRET"] = "1"
     elif warm_device:
@@ -196,14 +202,21 @@ class Judge:
         self._hardware = None
         self.reference = ReferenceSide(self.device, self.cache_dir, self.describe_device(), self.versions()["torch"],
                                        self.timing_method)
-        self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage)
-        env_for = functools.partial(worker_env, on_cpu=self.on_cpu, warm_device=None if self.on_cpu else self.device)
+        #: the judge's GPU as its workers see it, alone (``None``: as the runner sees it, every GPU)
+        self.worker_gpu = None if self.on_cpu else worker_gpu(self.device)
+        #: the judge's device by the workers' name for it (what the request names and their outputs report)
+        self.worker_device = self.worker_gpu.device if self.worker_gpu is not None else self.device
+        env_for = functools.partial(worker_env, on_cpu=self.on_cpu,
+                                    warm_device=None if self.on_cpu else self.worker_device,
+                                    visible_gpu=self.worker_gpu.visible if self.worker_gpu is not None else None)
+        self.settings = Settings(self.on_cpu, memory_limit_bytes, min_kernel_coverage, self.worker_device)
         handover = device_transfer_asked() if device_transfer is None else bool(device_transfer)
         # without the driver's API the outputs take the file path from the start, and reservations count 3 copies
         self.device_transfer = handover and not self.on_cpu and device_transfer_available()
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer,
                                        hidden=(self.cache_dir,), spares=spare_workers,
-                                       gpu_budget=None if self.on_cpu else self.admission.budget)
+                                       gpu_budget=None if self.on_cpu else self.admission.budget,
+                                       gpu_node=self.worker_gpu.node if self.worker_gpu is not None else None)
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)
         weakref.finalize(self, self.launcher.close)
@@ -443,7 +456,7 @@ class Judge:
         worker = self._in_flight = self.launcher.take([build_dir] if build_dir is not None else None)
         init_seed = plan.init_seed if plan is not None else secret_seed() % 100_003
         request = {
-            "mode": mode, "task": task.to_dict(), "source": source, "device": self.device, "small": self.on_cpu,
+            "mode": mode, "task": task.to_dict(), "source": source, "device": self.worker_device, "small": self.on_cpu,
             "env": self._candidate_env(build_dir, arch), "init_seed": init_seed, "warmup_seed": secret_seed(),
             "timing": self.reference.timing_config(prof).to_dict(), "timing_method": self.timing_method,
             "scratch": str(worker.scratch), "gpu_compile": self.on_cpu and gpu_compile_enabled(),

@@ -35,6 +35,7 @@ import functools
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -283,8 +284,27 @@ def gpu_device_nodes() -> list[str]:
     return sorted(glob.glob("/dev/nvidia*") + glob.glob("/dev/nvidia-caps/*") + glob.glob("/dev/dri/renderD*"))
 
 
-def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: int, hidden: tuple = ()) -> list[str]:
+#: a node of one GPU (``/dev/nvidia0`` ...), as opposed to the driver's shared nodes
+PER_GPU_NODE = re.compile(r"/dev/nvidia\d+$")
+
+#: render nodes belong to one GPU each, and CUDA does not use them: never bound when the worker is isolated
+RENDER_NODE = re.compile(r"/dev/dri/renderD\d+$")
+
+
+def nodes_for(node: str | None, every_node: list[str]) -> list[str]:
+    """The device nodes a worker gets out of ``every_node``: all of them when ``node`` is ``None``; else the
+    driver's shared nodes (``nvidiactl``, ``nvidia-uvm``, ``nvidia-caps``, ...) and ``node``, no other GPU's
+    node and no render node (:mod:`kernelgym.judge.gpu_isolation`)."""
+    if node is None:
+        return list(every_node)
+    return [n for n in every_node if not PER_GPU_NODE.match(n) and not RENDER_NODE.match(n)] + [node]
+
+
+def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: int, hidden: tuple = (),
+            gpu_node: str | None = None) -> list[str]:
     """``argv`` wrapped in ``bwrap``; ``writable`` are the only paths it may write besides its private /tmp.
+    ``gpu_node``: the one GPU's node the worker gets beside the driver's shared nodes
+    (:func:`kernelgym.judge.gpu_isolation.nodes_for`); ``None``: every GPU node of the machine.
 
     Every folder of :func:`hidden_paths` (``hidden``: the judge's cache) that a bound folder covers is replaced by
     an empty one, and what the worker needs below it (bound folders inside it, the kernelgym package) is bound
@@ -316,7 +336,7 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
     # a private /dev whose only writable folder, /dev/shm, is bounded (bwrap's own /dev is a tmpfs of half the
     # host's memory, which no memory check of the judge's sees); the device nodes stay usable
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
-    for node in gpu_device_nodes():
+    for node in nodes_for(gpu_node, gpu_device_nodes()):
         args += ["--dev-bind", node, node]
     args += ["--remount-ro", "/dev"]
     for path in [scratch, *writable]:

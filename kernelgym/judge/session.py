@@ -106,10 +106,14 @@ class ExactRoom(contextlib.ExitStack):
 
 
 class Settings:
-    """What a session needs to know of its judge: device kind, limits, the coverage required."""
+    """What a session needs to know of its judge: device kind, limits, the coverage required; ``worker_device``:
+    the judge's device by its workers' name for it (``cuda:0`` where a worker sees the judge's GPU alone,
+    :mod:`kernelgym.judge.gpu_isolation`; ``None``: the runner's name), which their outputs must report."""
 
-    def __init__(self, on_cpu: bool, memory_limit_bytes: int, min_kernel_coverage: float):
+    def __init__(self, on_cpu: bool, memory_limit_bytes: int, min_kernel_coverage: float,
+                 worker_device: str | None = None):
         self.on_cpu, self.memory_limit_bytes, self.min_kernel_coverage = on_cpu, memory_limit_bytes, min_kernel_coverage
+        self.worker_device = worker_device
 
 
 class Session:
@@ -747,8 +751,8 @@ class Session:
             if isinstance(desc, dict) and desc.get("kind") == "subclass":
                 raise self.reject("tensor_subclass", f"output {i} is a tensor subclass ({desc.get('type')}); "
                                                      f"return plain tensors")
-            bad = check_description(describe(ref), desc, i) or check_layout(ref, desc, i) or \
-                self._aliasing_refused(desc, i, seed, outlier)
+            bad = check_description(describe(ref), desc, i) or \
+                check_layout(ref, desc, i, self.settings.worker_device) or self._aliasing_refused(desc, i, seed, outlier)
             if bad is not None:
                 return bad
             if desc["kind"] == "tensor":
