@@ -87,6 +87,7 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
     from kernelgym.data.folder_eval import evaluate_folder
     from kernelgym.scoring.report import timing_note
     from kernelgym.cli.options import select_tasks
+    from kernelgym.envs.prompt import printable
 
     out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")
     profile = judge_profile(args)
@@ -124,10 +125,10 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
         print(f"failed: {len(failed)} file(s)")
         width = max(len(r["file"]) for r in failed)
         for r in failed:
-            message = (str(r["result"].get("message") or "").strip().splitlines() or [""])[0]
-            print(f"  {r['file']:<{width}}  {r['result'].get('status'):<13} {message[:160]}")
+            message = printable((str(r["result"].get("message") or "").strip().splitlines() or [""])[0])
+            print(f"  {printable(r['file']):<{width}}  {printable(r['result'].get('status')):<13} {message[:160]}")
     for item in evaluation.unmatched:
-        print(f"not evaluated: {item['file']}: {item['reason']}")
+        print(f"not evaluated: {printable(item['file'])}: {printable(item['reason'])}")
     for kind, path in evaluation.paths.items():
         print(f"{kind}: {path}")
     return 0

@@ -17,6 +17,7 @@ from kernelgym.judge import policy
 from kernelgym.judge.profiles import with_limits
 from kernelgym.judge.result import EvalResult
 from kernelgym.rewards import get_reward
+from kernelgym.rewards.episode import STEP_REWARDS, best_of, improvement
 from kernelgym.tasks import KERNELGYM_SET, Task, TaskSet, load_task_set
 
 MAX_TEXT = 1_000_000
@@ -35,13 +36,21 @@ class KernelEnv(gym.Env):
     * **observation** (``Dict``): ``task_id``, ``reference`` (source), ``hardware`` (JSON text), ``feedback`` (the
       last verdict rendered for an LLM, empty after reset), ``prompt`` (a ready-made prompt holding all of that),
       ``turn`` (attempts made so far) and ``best_speedup`` (best speedup of a correct attempt so far, 0 if none).
-    * **reward**: ``reward_fn(result, history)`` (default ``"speedup"``; see :mod:`kernelgym.rewards`).
-    * **terminated**: the attempt is correct and reaches ``target_speedup`` (on the CPU interpreter, where speed is
-      not measured, a correct attempt ends the episode).
+    * **reward**: the attempt's improvement on the episode's best attempt so far: with ``a = reward_fn(result,
+      [])`` (the attempt's own reward, scored without the episode's history, whose improvement is the env's to
+      pay; default ``"speedup"``; see :mod:`kernelgym.rewards`) a step earns
+      ``max(0, a - best)`` (``best``: the best earlier attempt's, at least 0) and a negative ``a`` (``shaped``'s
+      -1 for a rejection) in full, so an episode's return is its best attempt's reward plus every negative one,
+      however many attempts it took (:mod:`kernelgym.rewards.episode`; ``step_reward="attempt"`` pays
+      ``reward_fn(result, history)`` itself, whose sum grows with the attempts made). ``info["attempt_reward"]``
+      is the attempt's own reward.
+    * **terminated**: the attempt is correct and reaches ``target_speedup`` (where speed is not measured, on the
+      CPU interpreter or on a task flagged ``degenerate_task``, a correct attempt ends the episode).
     * **truncated**: ``max_turns`` attempts were made without terminating.
     * **info**: ``result`` (the EvalResult as a dict, ``kernel_coverage`` and ``torch_policy`` included),
       ``task_id``, ``task_set`` (the set the task belongs to: ``"kernelgym"``, ``"kernelbench"``, a folder's name),
-      ``turn``. After reset: ``task_id``, ``task_set`` and ``task`` (the task's metadata).
+      ``turn``, ``attempt_reward``, ``judge_fault``. After reset: ``task_id``, ``task_set`` and ``task`` (the
+      task's metadata).
 
     ``step`` never raises because of the action's content; it raises only when called on a finished episode or
     before ``reset``.
@@ -70,6 +79,11 @@ class KernelEnv(gym.Env):
             ``"partial"`` (default; ``kernel_coverage`` in the result says how much the candidate's own kernels
             carried, see the ``"speedup_coverage"`` reward) or ``"off"``. Anything else: ValueError here.
         target_speedup: the goal that terminates an episode.
+        step_reward: ``"improvement"`` (default: each step earns its attempt's gain on the best attempt so far and
+            a negative attempt reward in full; the return is the best attempt's reward plus the negative ones) or
+            ``"attempt"`` (the reward function gets the episode's earlier results; each step earns its
+            attempt's own reward; their sum grows with the number of attempts, so sum them only knowingly: a
+            correct but slow kernel resubmitted until ``max_turns`` outearned a fast one that ended the episode).
         prestart_workers: when the env makes its own judge, keep one fresh worker started one evaluation ahead
             (:mod:`kernelgym.judge.launch`); :meth:`close` stops it.
     """
@@ -82,12 +96,16 @@ class KernelEnv(gym.Env):
                  reward: Any = "speedup", profile: str = "quick", device: str | None = None,
                  evaluator: Evaluator | None = None, target_speedup: float = 1.0, render_mode: str | None = None,
                  prestart_workers: bool = True, task_set: str = KERNELGYM_SET, torch_policy: str = policy.DEFAULT,
-                 limits: dict[str, float] | None = None, profiling_feedback: bool = True):
+                 limits: dict[str, float] | None = None, profiling_feedback: bool = True,
+                 step_reward: str = "improvement"):
         if backend not in ("triton", "cuda"):
             raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
         self.torch_policy = policy.check(torch_policy)
         if int(max_turns) < 1:
             raise ValueError("max_turns must be at least 1")
+        if step_reward not in STEP_REWARDS:
+            raise ValueError(f"step_reward must be one of {', '.join(STEP_REWARDS)}, got {step_reward!r}")
+        self.step_reward = step_reward
         taskset = tasks if isinstance(tasks, TaskSet) else load_task_set(task_set, tasks, levels)
         self.tasks = taskset.select(levels=levels, categories=categories, ids=task_ids, pattern=pattern)
         if len(self.tasks) == 0:
@@ -119,6 +137,7 @@ class KernelEnv(gym.Env):
         self.action_space = AnyText(max_length=MAX_ACTION, min_length=0)
         self.task: Task | None = None
         self.history: list[EvalResult] = []
+        self._best_reward: float | None = None  # the best attempt reward of the episode so far
         self._done = True
         self._feedback = ""
 
@@ -131,6 +150,7 @@ class KernelEnv(gym.Env):
         else:
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         self.history = []
+        self._best_reward = None
         self._feedback = ""
         self._done = False
         return self._observation(), {"task_id": self.task.id, "task_set": self.task.task_set,
@@ -144,16 +164,21 @@ class KernelEnv(gym.Env):
         text = action if isinstance(action, str) else str(action)
         result = self.evaluator.submit(self.task, text, backend=self.backend, profile=self.profile,
                                        torch_policy=self.torch_policy).result()
-        reward = float(self.reward_fn(result, list(self.history)))
+        # the attempt is scored on its own where the step pays its improvement: a bonus for beating the episode's
+        # earlier attempts (shaped's +0.1) would pay for a baseline the policy set itself (a slow kernel first)
+        improving = self.step_reward == "improvement"
+        attempt = float(self.reward_fn(result, [] if improving else list(self.history)))
+        reward = improvement(attempt, self._best_reward) if improving else attempt
+        self._best_reward = best_of(attempt, self._best_reward)
         self.history.append(result)
         turn = len(self.history)
-        terminated = result.correct and (not result.timing_meaningful
+        terminated = result.correct and (not result.timing_meaningful or _degenerate(result)
                                          or (result.speedup or 0.0) >= self.target_speedup)
         truncated = (not terminated) and turn >= self.max_turns
         self._done = terminated or truncated
         self._feedback = render_feedback(result.to_dict(), profiling=self.profiling_feedback)
         info = {"result": result.to_dict(), "task_id": self.task.id, "task_set": self.task.task_set, "turn": turn,
-                "judge_fault": result.judge_fault}
+                "attempt_reward": attempt, "judge_fault": result.judge_fault}
         return self._observation(), reward, bool(terminated), bool(truncated), info
 
     def render(self):
@@ -171,8 +196,9 @@ class KernelEnv(gym.Env):
     @property
     def best_speedup(self) -> float:
         """The best measured speedup of a correct attempt so far (0 if none), within the observation's bounds
-        ``[0, MAX_SPEEDUP]``; a non-finite speedup counts as none."""
-        speedups = (r.speedup for r in self.history if r.correct and r.timing_meaningful)
+        ``[0, MAX_SPEEDUP]``; a non-finite speedup counts as none, and so does one on a task flagged
+        ``degenerate_task`` (as in the rewards, the records and the reports)."""
+        speedups = (r.speedup for r in self.history if r.correct and r.timing_meaningful and not _degenerate(r))
         best = max((float(s) for s in speedups if s is not None and math.isfinite(s) and s > 0), default=0.0)
         return min(best, MAX_SPEEDUP)
 
@@ -201,6 +227,12 @@ class KernelEnv(gym.Env):
             "turn": turn,
             "best_speedup": np.array([self.best_speedup], dtype=np.float32),
         }
+
+
+def _degenerate(result: EvalResult) -> bool:
+    """Whether the judge flagged the result ``degenerate_task`` (any constant is correct there: speed proves
+    nothing, :func:`kernelgym.scoring.metrics.measured_speedup`)."""
+    return any(isinstance(f, dict) and f.get("name") == "degenerate_task" for f in result.flags)
 
 
 def _task_info(task: Task) -> dict:

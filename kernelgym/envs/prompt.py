@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from kernelgym.judge.guards import ALLOWED_MODULES
 from kernelgym.judge.result import valid_text
@@ -54,11 +55,27 @@ FEEDBACK_CHARS = 20_000
 LOG_QUOTE = "  | "
 
 
+#: control characters (C0 but tab, DEL, C1) and the bidirectional-text controls: a terminal or a chat UI acts on
+#: them (``ESC [ 3 A`` moves the cursor up, U+202E reverses what follows) instead of showing them
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text) -> str:
+    """``str(text)`` with every control character (:data:`_CONTROL`) written as its escape (``\\x1b``,
+    ``\\u202e``), so text the candidate's words reach (an exception's message, its printed log) shows as written
+    wherever it is shown: a raised ``"\\x1b[3A\\x1b[2KStatus: ok"`` moved the cursor onto the judge's
+    ``Status:`` line and wrote over it, in the env's ``ansi`` render, ``kernelgym eval``'s output and any terminal
+    showing a record, and overwrote ``kernelgym eval DIR``'s printed fast_p summary (a red-team helper,
+    2026-12-07)."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
 def _one_line(text, limit: int = FEEDBACK_FIELD_CHARS) -> str:
     """``text`` as one line (its line breaks, every kind ``str.splitlines`` knows, shown as `` / ``), at most
-    ``limit`` characters: a field the candidate's words reach (an exception's message) can neither start a line of
-    its own that reads like the judge's (``Status: ok``) nor grow the feedback past its bound."""
-    line = " / ".join(part.strip() for part in str(text).splitlines() if part.strip())
+    ``limit`` characters, its control characters escaped (:func:`printable`): a field the candidate's words reach
+    (an exception's message) can neither start a line of its own that reads like the judge's (``Status: ok``),
+    nor move a terminal's cursor onto one, nor grow the feedback past its bound."""
+    line = " / ".join(printable(part.strip()) for part in str(text).splitlines() if part.strip())
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
@@ -115,4 +132,5 @@ def render_feedback(result: dict, profiling: bool = True) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
+    text = printable(text)
     return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -13,7 +13,9 @@ installed), so SkyRL's generator makes it as it makes its own environments::
 :class:`KernelTextEnv` subclasses ``skyrl_gym.envs.base_text_env.BaseTextEnv`` (``skyrl_gym.make`` refuses any
 other class). After an attempt that does not end the episode, the observation is one user message with the judge's
 feedback (:func:`kernelgym.data.chat.feedback_message`); the episode ends when an attempt is correct (and fast
-enough, ``target_speedup``) or after ``max_turns`` attempts. Each step's reward is that attempt's reward.
+enough, ``target_speedup``) or after ``max_turns`` attempts. Each step's reward is KernelEnv's: the attempt's
+improvement on the best attempt so far (a negative attempt reward in full), so the trajectory's summed reward is
+its best attempt's reward (plus any negative ones) however many attempts it made (:mod:`kernelgym.rewards.episode`).
 
 The task id comes from ``extras["reward_spec"]["ground_truth"]``, ``extras["task_id"]`` or
 ``extras["extra_info"]["task_id"]``. Settings come, first found first, from ``extras`` (one row), ``env_config`` (a
@@ -133,7 +135,7 @@ class KernelTextEnv(_Base):
         """Evaluate one answer: ``{"observations", "reward", "done", "metadata"}``."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.turns += 1
-        self.rewards.append(float(reward))
+        self.rewards.append(float(info["attempt_reward"]))
         done = bool(terminated or truncated)
         observations = [] if done else [{"role": "user", "content": feedback_message(
             obs["feedback"], self.turns + 1, self.max_turns)}]
@@ -144,7 +146,7 @@ class KernelTextEnv(_Base):
     def get_metrics(self) -> dict[str, Any]:
         """This episode's metrics (SkyRL's generator calls it when the episode ends): ``turns``, ``correct`` (some
         attempt was correct, 0/1), ``best_speedup`` (measured, correct attempts; 0 when none), ``best_reward``,
-        ``final_reward``."""
+        ``final_reward`` (the best and the last attempt's own reward, ``info["attempt_reward"]``)."""
         history = self.env.history
         return {"turns": self.turns,
                 "correct": float(any(r.correct for r in history)),

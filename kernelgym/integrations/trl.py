@@ -33,6 +33,7 @@ from typing import Any, Callable, Sequence
 from kernelgym.data.chat import feedback_message, last_assistant_text, start
 from kernelgym.envs.prompt import render_feedback
 from kernelgym.integrations.scorer import Scorer
+from kernelgym.rewards.episode import EPISODE_REWARDS, episode_reward
 
 
 def _batch(completions: Sequence[Any] | None, kwargs: dict, task_id_key: str) -> tuple[list[str], list[str]]:
@@ -118,7 +119,7 @@ class KernelRollout:
                  episode_reward: str = "best"):
         if int(max_turns) < 1:
             raise ValueError("max_turns must be at least 1")
-        if episode_reward not in ("best", "last", "sum"):
+        if episode_reward not in EPISODE_REWARDS:
             raise ValueError(f"episode_reward must be 'best', 'last' or 'sum', got {episode_reward!r}")
         self.task_ids_by_prompt = task_ids_by_prompt
         self.scorer = scorer
@@ -190,9 +191,7 @@ class KernelRollout:
 
     # -- helpers --------------------------------------------------------------------------------------------
     def _episode_reward(self, rewards: list[float]) -> float:
-        if not rewards:
-            return 0.0
-        return {"best": max, "last": lambda r: r[-1], "sum": sum}[self.episode_reward](rewards)
+        return episode_reward(rewards, self.episode_reward)
 
     _BASE = [{"role": "user", "content": "I am a user."}, {"role": "assistant", "content": "I am the model."}]
 
@@ -262,7 +261,10 @@ def make_rollout_func(dataset: Any, scorer: Scorer | None = None, max_turns: int
         scorer: a shared :class:`Scorer`; by default one is built from ``scorer_kwargs`` (tasks, backend, profile,
             reward, device, max_workers, evaluator ...).
         max_turns: attempts per episode; the episode ends at the first correct one.
-        episode_reward: the episode's reward from its attempts' rewards: ``"best"`` (default), ``"last"``, ``"sum"``.
+        episode_reward: the episode's reward from its attempts' rewards: ``"best"`` (default), ``"last"``, ``"sum"``
+            (of the attempts' improvements on the best so far and their negative rewards,
+            :func:`kernelgym.rewards.episode.episode_reward`: failing first never earns more than answering right
+            at once).
     """
     scorer = scorer or Scorer(**scorer_kwargs)
     index: dict[str, str] = {}

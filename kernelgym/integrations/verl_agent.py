@@ -16,7 +16,9 @@ Each dataset row needs ``raw_prompt`` (chat messages; veRL's RLHFDataset keeps t
 attempt is correct or the last, append the feedback (:func:`kernelgym.data.chat.feedback_message`) as a user message
 and generate again. The feedback's tokens get response mask 0 (no loss on them). The episode's reward
 (``reward_score``, so veRL's reward manager is not called for it) is the best of its attempts' rewards
-(``KERNELGYM_EPISODE_REWARD=last|sum`` to change); ``extra_fields["turn_scores"]`` has each attempt's reward and
+(``KERNELGYM_EPISODE_REWARD=last|sum`` to change; ``sum`` adds the attempts' improvements on the best so far,
+:func:`kernelgym.rewards.episode.episode_reward`, so wrong answers that a reward pays for add nothing);
+``extra_fields["turn_scores"]`` has each attempt's reward and
 ``reward_extra_info`` (logged by veRL) ``correct``, ``attempts`` and ``best_speedup``.
 
 The judge's settings come from the ``KERNELGYM_*`` environment variables, as for ``compute_score``
@@ -36,6 +38,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 from kernelgym.data.chat import feedback_message
 from kernelgym.envs.prompt import render_feedback
 from kernelgym.integrations.verl import default_scorer
+from kernelgym.rewards.episode import episode_reward
 
 AGENT_NAME = "kernelgym_agent"
 #: veRL's ``agent_loop_config_path`` for this loop.
@@ -61,6 +64,7 @@ class KernelAgentLoop(AgentLoopBase):
         self.max_turns = int(self.rollout_config.multi_turn.max_assistant_turns or DEFAULT_MAX_TURNS)
         self.response_length = self.rollout_config.response_length
         self.episode_reward = os.environ.get("KERNELGYM_EPISODE_REWARD", "best")
+        episode_reward([], self.episode_reward)  # an unknown name fails here, not at the end of every episode
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         messages = list(kwargs["raw_prompt"])
@@ -103,7 +107,7 @@ class KernelAgentLoop(AgentLoopBase):
 
         n = len(response_mask)
         prompt_ids, response_ids = runtime_ids[:len(runtime_ids) - n], runtime_ids[len(runtime_ids) - n:]
-        score = {"best": max, "last": lambda r: r[-1], "sum": sum}[self.episode_reward](rewards)
+        score = episode_reward(rewards, self.episode_reward)
         output = AgentLoopOutput(
             prompt_ids=prompt_ids,
             response_ids=response_ids[:self.response_length],

@@ -29,6 +29,12 @@ def _speedup(result) -> float | None:
     return float(s)
 
 
+def _check_cap(cap: float) -> None:
+    """A speedup cap must be a finite number above 1 (``"speedup:nan"`` made every correct kernel's reward NaN)."""
+    if not (isinstance(cap, (int, float)) and math.isfinite(cap) and cap > 1):
+        raise ValueError(f"cap must be a finite number > 1, got {cap!r}")
+
+
 def speedup_reward(cap: float = 10.0):
     """Correctness-gated, bounded speedup reward (the default).
 
@@ -39,8 +45,7 @@ def speedup_reward(cap: float = 10.0):
 
     Range [0, 1]; any correct kernel (≥ 0.3) beats any incorrect or rejected one (0).
     """
-    if cap <= 1:
-        raise ValueError("cap must be > 1")
+    _check_cap(cap)
 
     def reward(result, history=()) -> float:
         if not _is_correct(result):
@@ -65,8 +70,7 @@ def speedup_coverage_reward(cap: float = 10.0):
     Range [0, 1]; any correct kernel (≥ 0.3) beats any incorrect or rejected one (0). A kernel that beats eager
     by leaving most of the work to a library earns little more than a correct one.
     """
-    if cap <= 1:
-        raise ValueError("cap must be > 1")
+    _check_cap(cap)
 
     def reward(result, history=()) -> float:
         if not _is_correct(result):
@@ -114,8 +118,11 @@ def shaped_reward(cap: float = 10.0):
     * format / syntax / compile errors, timeouts, crashes: ``0.0``
     * compiled but wrong or raised at run time: ``0.1``
     * correct: ``0.5 + 0.5 * clip(log2(speedup) / log2(cap), 0, 1)`` (0.5 when unmeasured or not faster)
-    * bonus ``+0.1`` (still capped at 1.0) when this attempt beats the best correct speedup so far in ``history``.
+    * bonus ``+0.1`` (still capped at 1.0) when this attempt beats the best correct speedup so far in ``history``
+      (KernelEnv's default step reward pays improvements itself and passes no history: a bonus over the episode's
+      own attempts paid for a slow kernel submitted first as the baseline).
     """
+    _check_cap(cap)
 
     def reward(result, history=()) -> float:
         status = _get(result, "status")
