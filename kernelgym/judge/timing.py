@@ -63,6 +63,7 @@ _view, _reshape, _contiguous, _detach = torch.Tensor.view, torch.Tensor.reshape,
     torch.Tensor.detach
 _uint8, _Generator, _gen_seed, _randint, _equal = torch.uint8, torch.Generator, torch.Generator.manual_seed, \
     torch.randint, torch.equal
+_to, _cpu, _urandom, _arange = torch.Tensor.to, torch.Tensor.cpu, os.urandom, torch.arange
 
 #: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
 #: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
@@ -178,6 +179,73 @@ def changed_inputs(before: tuple, after: tuple) -> list[int]:
     """Indices of the inputs whose samples (:func:`sample_inputs`) differ."""
     return [k for k, (a, b) in enumerate(zip(before, after)) if (a is None) != (b is None) or
             (a is not None and not _equal(a, b))]
+
+
+#: bytes of each output of a timed call sampled right after its snapshot is taken, and again when the runner asks
+#: for that snapshot (:func:`snapshot_sample`)
+SNAPSHOT_SAMPLE_BYTES = 1 << 16
+
+
+def snapshot_key(salt: int) -> int:
+    """A fresh secret (62 bits, from the operating system) for the positions of one block's snapshot samples
+    (:func:`snapshot_sample`), mixed with the block's seed ``salt``; kept in the worker's host memory only."""
+    return (int.from_bytes(_urandom(8), "little") ^ salt) % (2 ** 62)
+
+
+def snapshot_sample(values, key: int) -> tuple:
+    """Host copies of :data:`SNAPSHOT_SAMPLE_BYTES` bytes of every tensor in ``values`` (a timed call's snapshot),
+    at positions drawn on the host from ``key`` (:func:`snapshot_key`); ``None`` for what is not a tensor.
+
+    Taken right after the snapshot and again before the snapshot is described to the runner (``check``), and
+    compared (:func:`snapshot_changed`): the snapshot is the judge's own copy of the call's outputs, which no honest
+    code touches, but it lives in the worker's memory until the runner asks for it, after the block (and the
+    runner's clock on the block) ended. Code of the candidate's that runs between the judge's commands (a finalizer
+    the collector runs after each command, a kernel still queued) could do a call's work there and write it into the
+    snapshot: on a GPU a Triton kernel reaches any device address through pointer arithmetic, so the timed calls
+    could return garbage at once and the compared ones still be right (a red-team helper, 2026-12-07). The
+    positions are drawn on the host and their device copy is poisoned after use, and the samples stay in host
+    memory, where no kernel reaches: a candidate cannot learn which bytes to leave alone."""
+    out = []
+    for k, value in enumerate(values):
+        if not _is_tensor(value) or not value.numel():
+            out.append(None)
+            continue
+        raw = _view(_reshape(_contiguous(_detach(value)), -1), _uint8)
+        pos_key = (key, k, raw.numel())
+        positions = _snapshot_positions.get(pos_key)
+        if positions is None and raw.numel() <= SNAPSHOT_SAMPLE_BYTES:  # a small output: every byte
+            positions = _arange(raw.numel())
+        if positions is None:  # one draw per block (the key) and output, on the host
+            gen = _Generator()
+            _gen_seed(gen, (key * 1_000_003 + k) % (2 ** 62))
+            positions = _randint(0, raw.numel(), (SNAPSHOT_SAMPLE_BYTES,), generator=gen)
+            if len(_snapshot_positions) >= 64:
+                _snapshot_positions.clear()
+            _snapshot_positions[pos_key] = positions
+        here = _to(positions, raw.device)
+        out.append(_cpu(raw[here]))  # indexing copies: a tensor of its own, in host memory
+        if here is not positions:
+            _storage_fill(_untyped_storage(here), POISON_BYTE)
+    return tuple(out)
+
+
+_snapshot_positions: dict = {}
+
+
+def snapshot_changed(values, samples: tuple, key: int) -> bool:
+    """Whether the snapshot ``values`` no longer holds the bytes :func:`snapshot_sample` took from it with ``key``
+    (``samples``). The caller waits for the device first (:func:`settle`), so work still queued is counted."""
+    now = snapshot_sample(values, key)
+    return len(now) != len(samples) or any((a is None) != (b is None) or (a is not None and not _equal(a, b))
+                                           for a, b in zip(now, samples))
+
+
+def settle(device: str) -> None:
+    """Wait for every kernel queued on ``device`` (nothing on the CPU): before the worker answers a ``check``, so that
+    GPU work queued after a block, outside the runner's clock on it, is inside the clock on the check's answer
+    (:func:`kernelgym.judge.wallclock.check_lower_bound_ms`) and in the snapshot's comparison with its sample."""
+    if str(device).startswith("cuda"):
+        _cuda_sync()
 
 
 def _overlaps(start: int, size: int, storage) -> bool:
@@ -338,7 +406,8 @@ class CallTimer:
 
     def time_block(self, calls: int, keep: list | None = None, changed: list | None = None,
                    salt: int = 0, after_call: Callable[[], None] | None = None,
-                   layouts: list | None = None) -> list[float]:
+                   layouts: list | None = None, samples: list | None = None,
+                   sample_key: int | None = None) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
         the judge compares one of them, chosen after the block, with the reference. With ``changed``, the inputs each
@@ -347,7 +416,9 @@ class CallTimer:
         ``scrub_released``, each call's inputs and outputs are then scrubbed (:func:`scrub`), also outside the
         timed interval. ``after_call`` runs after each call, outside the timed interval too (the worker counts the
         candidate's kernel launches of each timed call there). With ``layouts``, each call's outputs' layouts
-        (:func:`layout`, ``None`` for what is not a tensor) are appended too, taken before the snapshot."""
+        (:func:`layout`, ``None`` for what is not a tensor) are appended too, taken before the snapshot. With ``keep`` and
+        ``samples``, a sample of each snapshot (:func:`snapshot_sample` with ``sample_key``) is appended right after
+        it is taken, for the check of the snapshot when it is sent (:func:`snapshot_changed`)."""
         block: list[float] = []
         self.refused_snapshots = []
         stage = self.stage_recorder
@@ -382,6 +453,8 @@ class CallTimer:
                     layouts.append(tuple(layout(o, args) if _is_tensor(o) else None for o in outs))
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
+                    if samples is not None:
+                        samples.append(snapshot_sample(keep[-1], sample_key or 0))
                 if changed is not None:
                     changed.append(changed_inputs(before, sample_inputs(args, salt)))
                 if after_call is not None:

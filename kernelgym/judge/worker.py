@@ -56,6 +56,7 @@ from kernelgym.judge.autotune import forget_picks as _forget_picks  # noqa: E402
 from kernelgym.judge import timing as _timing  # noqa: E402  (captures timing primitives at import)
 from kernelgym.judge import activity as _activity  # noqa: E402  (the activity timing method, bound early)
 from kernelgym.judge import profile as _profile  # noqa: E402  (the torch-use measurement, watched)
+from kernelgym.judge import inputs as _inputs_module  # noqa: E402  (watched whole: the timed calls' inputs)
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs  # noqa: E402
 from kernelgym.judge.profile import HostReads, LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
@@ -86,6 +87,9 @@ _record_stage = _timing.CallTimer.record_stage
 _stage_spans = _timing.CallTimer.stage_spans
 _scrub = _timing.scrub
 _layout = _timing.layout
+_snapshot_key = _timing.snapshot_key
+_snapshot_changed = _timing.snapshot_changed
+_settle = _timing.settle
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
@@ -159,6 +163,14 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.device_transfer.write_into": write_into,
     }
     watched.update(_activity.watched_methods())  # the profiler's own methods: patched, they could forge spans
+    # every name bound at the top of the judge's modules that a timed block runs (the timer, the inputs, the
+    # recorder) and of this one, not only the ones listed above: a red-team helper (2026-12-07) replaced
+    # timing._clone and timing.snapshot_refusal, unwatched, and did a timed call's work in the snapshot, outside its
+    # timed interval (all names: a list of chosen ones is always one short)
+    for module in (_timing, _inputs_module, _activity, sys.modules[__name__]):
+        for name, value in vars(module).items():
+            if not (name.startswith("__") and name.endswith("__")):
+                watched.setdefault(f"{module.__name__}.{name}", value)
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to", "stride", "is_contiguous",
                  "is_neg", "is_conj"):
@@ -167,7 +179,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
     for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
                  "_type", "_readline", "_CallTimer", "_scrub", "_layout", "as_tuple", "build_model", "call_seed",
                  "make_inputs", "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
-                 "_current_frames"):  # what reads and sends outputs
+                 "_current_frames", "_snapshot_key", "_snapshot_changed", "_settle"):  # what reads and sends outputs
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "_timed_block", "check", "spans", "trial",
                  "profile"):
@@ -195,20 +207,59 @@ def _fits_a_float(value) -> bool:
 
 
 def _resolve(path: str):
-    import builtins
-    import importlib as _importlib
-
     root, *rest = path.split(".")
-    obj = {"builtins": builtins, "torch": torch, "time": _time}.get(root)
+    obj = _ROOTS.get(root)
     if obj is None:
-        obj = _importlib.import_module(".".join(path.split(".")[:3]))
+        name = ".".join(path.split(".")[:3])
+        obj = _modules.get(name)  # what an import would find (sys.modules), without the import machinery's cost
+        if obj is None:
+            import importlib as _importlib
+
+            obj = _importlib.import_module(name)
         rest = path.split(".")[3:]
     for part in rest:
         obj = getattr(obj, part)
     return obj
 
 
+import builtins as _builtins  # noqa: E402
+
+_ROOTS = {"builtins": _builtins, "torch": torch, "time": _time}
+_modules = sys.modules
+
+
 _WATCHED: dict = {}
+_MISSING = object()
+#: what a timed call's steps outside its interval read from the judge's timer (:class:`timing.CallTimer`): the
+#: inputs' maker, the forward, the L2 flush and its buffer, the device, method and scrubbing; a candidate that
+#: replaced ``make_args`` from inside a call did every later call's work as its inputs were made (a red-team
+#: helper, 2026-12-07), and one without the flush would run on a warm L2
+_TIMER_FIELDS = ("make_args", "fn", "flusher", "on_gpu", "method", "scrub_released", "device")
+#: each timer's state as the worker made it, before any candidate code could run (by ``id``)
+_TIMERS_MADE: dict = {}
+
+
+def _timer_state(timer) -> tuple:
+    """The values of :data:`_TIMER_FIELDS` and the flush's buffer, compared by identity."""
+    return tuple(getattr(timer, name, None) for name in _TIMER_FIELDS) + \
+        (getattr(getattr(timer, "flusher", None), "buf", None),)
+
+
+def _made(timer) -> None:
+    """Record ``timer``'s state as the worker made it (before any candidate code ran with it)."""
+    _TIMERS_MADE[id(timer)] = (timer, _timer_state(timer))
+
+
+def _timer_changed(timer, at_start: tuple) -> bool:
+    """Whether ``timer`` differs from its state at the block's start (``at_start``, the inputs' maker and forward
+    the worker set for the block) or, but for those two, from its state as made (:func:`_made`)."""
+    now = _timer_state(timer)
+    made = _TIMERS_MADE.get(id(timer))
+    if made is not None and made[0] is timer and any(a is not b for a, b in zip(now[2:], made[1][2:])):
+        return True
+    return any(a is not b for a, b in zip(now, at_start))
+
+
 _BASE_THREADS: set = set()
 
 
@@ -246,11 +297,19 @@ class Worker:
         self.device = request["device"]
         self.task = Task.from_dict(request["task"])
         self.module = self.task.load_module(small=request["small"])
+        #: the task module and every name it binds, as loaded: the judge draws every input from its ``get_inputs``
+        #: (in a timed block, outside the timed interval), so a rebinding there is watched like the judge's own
+        #: functions (:meth:`integrity_flags`; a red-team helper precomputed each timed call's output in a
+        #: replaced ``get_inputs``)
+        self._task_module, self._task_names = self.module, dict(vars(self.module))
         self.model = None
         self.timer = None
         #: the null blocks' timer (:meth:`null_block`), kept over all of them; its recorder ends at ``go``
         self.null_timer = None
         self.snapshots: list[tuple] = []
+        #: a host sample of each snapshot, taken right after it (:func:`timing.snapshot_sample`), and its block's key
+        self.snapshot_samples: list[tuple] = []
+        self.snapshot_key = 0
         #: the layout of each snapshotted call's outputs as the forward returned them (:func:`timing.layout`)
         self.snapshot_layouts: list[tuple] = []
         self.launches = LaunchCounter()
@@ -376,14 +435,16 @@ class Worker:
         return sent
 
     def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None,
-                     host_reads: int | None = None, layouts: tuple | None = None, inputs: tuple = ()) -> bool:
+                     host_reads: int | None = None, layouts: tuple | None = None, inputs: tuple = (),
+                     flags: list | None = None) -> bool:
         """Describe ``outputs`` (with the integrity flags of this moment and, for a trial, how many launches of the
         candidate's own Triton kernels the forward made and how many calls handed tensor values to host code,
         :class:`~kernelgym.judge.profile.HostReads`), then copy each tensor into the file the runner names.
         The tensors are snapshots taken by the worker's own code or the forward's fresh results; each tensor's
         description carries its layout as the forward returned it (``layouts``, taken before a timed call's snapshot,
-        else the outputs' own, against the call's ``inputs``), which the runner checks against the reference's."""
-        flags = self.integrity_flags()
+        else the outputs' own, against the call's ``inputs``), which the runner checks against the reference's.
+        ``flags``: integrity flags found by the caller, sent before this moment's own."""
+        flags = list(flags or []) + self.integrity_flags()
         descs = []
         for k, out in enumerate(outputs):
             if _is_tensor(out):
@@ -442,6 +503,7 @@ class Worker:
             if self.null_timer is None:
                 self.null_timer = _CallTimer(allocate, None, self.device, scrub_released=True,
                                              method=self.req.get("timing_method"))
+                _made(self.null_timer)
                 _record_stage(self.null_timer)
             timer = self.null_timer
             first = len(timer.times)
@@ -450,19 +512,21 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - the profiler failed to start: the judge's error
             self.error("runtime_error", exc, "the null block")
             return False
-        return self._timed_block(timer, calls, [], [], seed, "the null block", [])
+        return self._timed_block(timer, calls, [], [], seed, "the null block", [], [], _snapshot_key(seed))
 
     def end_null_blocks(self) -> None:
         """Stop the null blocks' recorder (one profiler per process: the candidate's timing starts its own) before
         any candidate code runs; its records are not used."""
         if self.null_timer is not None:
             _stage_spans(self.null_timer)
+            _TIMERS_MADE.pop(id(self.null_timer), None)  # its flush buffer (twice the L2) is not kept alive
             self.null_timer = None
 
     def start_timing(self, seed: int) -> bool:
         config = _timing.TimingConfig(**self.req["timing"])
         self.timer = _CallTimer(self.model, lambda i: make_inputs(self.module, call_seed(seed, i), self.device),
                                 self.device, scrub_released=True, method=self.req.get("timing_method"))
+        _made(self.timer)
         try:
             candidate = sys.modules.get("candidate")
             if _forget_picks(vars(candidate) if candidate is not None else None):
@@ -483,18 +547,20 @@ class Worker:
         the frame says how many launches of the candidate's own Triton kernels each call made. Call ``probe`` of the
         block gets inputs with ``outlier``'s outliers (``Session.probe_for_block``)."""
         self.snapshots, self.changed_inputs, self.snapshot_layouts = [], [], []
+        self.snapshot_samples, self.snapshot_key = [], _snapshot_key(seed)
         first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
         self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device,
                                                      outlier if i - first == probe else NO_OUTLIERS)
         return self._timed_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, "timing",
-                                 self.snapshot_layouts)
+                                 self.snapshot_layouts, self.snapshot_samples, self.snapshot_key)
 
     def _timed_block(self, timer, calls: int, keep: list, changed: list, seed: int, what: str,
-                     layouts: list) -> bool:
+                     layouts: list, samples: list | None = None, key: int | None = None) -> bool:
         """A block of ``calls`` calls of ``timer`` and its ``timing`` frame: the steps of every timed block, the
         null blocks' as the candidate's, so that the runner's clock on the null blocks holds every per-call and
         per-block step of the candidate's but the forward (the launch count after each call, the integrity flags
-        of the frame); ``keep``, ``changed`` and ``layouts`` as :meth:`CallTimer.time_block`'s."""
+        of the frame); ``keep``, ``changed``, ``layouts``, ``samples`` (with their ``key``) as
+        :meth:`CallTimer.time_block`'s."""
         launched, counted = [], [self.launches.own(self.own_names)]
 
         def count_launches():  # after each timed call, outside its interval: its own kernels' launches
@@ -502,12 +568,16 @@ class Worker:
             launched.append(now - counted[0])
             counted[0] = now
 
+        at_start = _timer_state(timer)
         try:
-            times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts)
+            times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts, samples, key)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, what)
             return False
         flags = timer.refused_snapshots[:1] + self.integrity_flags()  # the first: seen before any snapshot
+        if _timer_changed(timer, at_start):
+            flags.append(["monkeypatch", "the candidate changed the judge's timer (its inputs' maker, forward, L2 "
+                                         "flush, device or method) while it timed"])
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
                    "own_launches": launched if self.launches.installed else None})
         return True
@@ -517,8 +587,18 @@ class Worker:
         samples taken before and after it, :meth:`CallTimer.time_block`)."""
         if not 0 <= index < len(self.snapshots):
             return False
-        return self.send_outputs(as_tuple(self.snapshots[index]), self.changed_inputs[index],
-                                 layouts=self.snapshot_layouts[index])
+        # GPU work still queued (code of the candidate's may have run since the block, between the judge's
+        # commands) ends before the answer, inside the runner's clock on it; then the snapshot must still hold the
+        # bytes sampled right after it was taken (timing.snapshot_sample)
+        _settle(self.device)
+        snapshot = self.snapshots[index]
+        flags = []
+        if index < len(self.snapshot_samples) and \
+                _snapshot_changed(snapshot, self.snapshot_samples[index], self.snapshot_key):
+            flags.append(["monkeypatch", f"the judge's copy of timed call {index}'s outputs (of its block) was changed "
+                                         f"after the call: work done outside the timed interval"])
+        return self.send_outputs(as_tuple(snapshot), self.changed_inputs[index],
+                                 layouts=self.snapshot_layouts[index], flags=flags)
 
     def spans(self) -> bool:
         """The activity method's span of every timed call so far, by its index over all blocks (``None`` where the
@@ -546,6 +626,15 @@ class Worker:
                 now = None
             if now is not original:
                 flags.append(["monkeypatch", f"the candidate replaced {path}"])
+        task_names = getattr(self, "_task_names", None)
+        if task_names is not None:
+            module = self._task_module
+            now = vars(module)
+            changed = [name for name, value in task_names.items() if now.get(name, _MISSING) is not value]
+            if self.module is not module:
+                changed.insert(0, "the module itself")
+            if changed:
+                flags.append(["monkeypatch", f"the candidate changed the task's module: {', '.join(changed[:3])}"])
         if any(depth() for depth in _mode_depths):
             flags.append(["dispatch_mode", "a torch function or dispatch mode was active when the outputs were read"])
         # every thread that runs Python, also one started with _thread (which threading does not list): its frames
