@@ -116,6 +116,36 @@ def check_output(out: Path, resume: bool) -> None:
                               "or choose another file")
 
 
+def _refuse_other_settings(rows: list, tasks: TaskSet, backend: str, torch_policy: str) -> None:
+    """ValueError when a stored episode of a task of ``tasks`` was collected from another task set, for another
+    backend or judged under another torch policy: ``resume`` skips an episode by its (task id, sample) alone, so a
+    run resumed with other settings kept the old run's verdicts as its own (a row judged under ``off`` in a file
+    resumed under ``strict``; the folder evaluation's ``resume`` was mended the same way, ``settings_of``)."""
+    by_id = {t.id: t for t in tasks}
+    for row in rows:
+        task = by_id.get(str(row.get("task_id")))
+        if task is None:
+            continue
+        found = []
+        if row.get("task_set") and task.task_set and row["task_set"] != task.task_set:
+            found.append(f"task set {row['task_set']!r}, not {task.task_set!r}")
+        if row.get("backend") != backend:
+            found.append(f"backend {row.get('backend')!r}, not {backend!r}")
+        policies = set()  # a result that names none (a record older than the field) is taken as it is
+        for text in row.get("results") or []:
+            try:
+                policies.add(json.loads(text).get("torch_policy"))
+            except (TypeError, ValueError, AttributeError):
+                continue
+        policies.discard(None)
+        if policies - {torch_policy}:
+            found.append(f"torch policy {', '.join(sorted(map(str, policies - {torch_policy})))}, not {torch_policy!r}")
+        if found:
+            raise ValueError(f"episode {row.get('task_id')}#{row.get('sample')} was collected with {'; '.join(found)}: "
+                             f"resume continues a file under the settings it was collected with (or choose another "
+                             f"file)")
+
+
 def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, samples: int = 1,
             max_turns: int = 1, backend: str = "triton", profile: str = "quick", reward: Any = "speedup",
             device: str | None = None, seed: int = 0, resume: bool = False, jobs: int = 1,
@@ -168,7 +198,9 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
             shared.close()
         raise
     try:
-        done = {row_key(r) for r in read_rows(out).rows}
+        stored = read_rows(out).rows
+        _refuse_other_settings(stored, tasks, backend, torch_policy)
+        done = {row_key(r) for r in stored}
         can_answer = getattr(policy, "has", lambda task_id: True)
         playable = [t for t in tasks if can_answer(t.id)]
         stats.skipped_tasks = [t.id for t in tasks if t not in playable]

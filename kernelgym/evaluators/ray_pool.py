@@ -344,8 +344,10 @@ class RayEvalPool:
                     del self._memo[key]
 
     def _key(self, task: Task, text: str, backend: str, profile, torch_policy: str) -> str:
+        """What a verdict depends on besides the judge: the whole task (:func:`task_identity`: its mode and every
+        field of its metadata, not only its id and source), the backend, profile, torch policy and the text."""
         name = profile if isinstance(profile, str) else repr(profile)
-        parts = (task.id, task.digest, backend, name, torch_policy, text)
+        parts = (task_identity(task), backend, name, torch_policy, text)
         # surrogatepass: a text holding a lone surrogate (no UTF-8 encodes it) still has its own key; ``submit`` raised
         return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -452,6 +454,16 @@ class RayEvalPool:
         import ray
 
         return ray.get([a.info.remote() for a in self.actors])
+
+
+def task_identity(task: Task) -> str:
+    """Every field of ``task`` a verdict depends on, as text: its id, set and source, and the mode and metadata the
+    reference is built, run and compared under (``dtype``, tolerances, small shapes, check, formulas). Not the
+    path it was read from. The id and source alone named two tasks one: a task file without a ``mode`` in its
+    metadata is ``eval`` in the bundled set and ``as_constructed`` in a folder's (training-mode BatchNorm and
+    Dropout there), and a pool's deduplication handed the verdict of one to the other."""
+    return repr((task.id, task.task_set, task.digest, task.mode, task.dtype, task.atol, task.rtol,
+                 sorted(task.small.items()), task.check, task.flops, task.bytes, task.precision))
 
 
 def _copy_future(source: cf.Future) -> cf.Future:

@@ -342,9 +342,24 @@ class ReferenceSide:
 
     def store_baseline(self, task: Task, times: list[float], kind: str = "eager", **extra) -> dict:
         """Summarize reference timings, cache them and return the summary."""
+        return self._store(task, kind, self.summarize_baseline(times, **extra))
+
+    @staticmethod
+    def summarize_baseline(times: list[float], **extra) -> dict:
+        """The summary :meth:`store_baseline` caches, without caching it: for a figure timed beside a candidate,
+        which is the cache's only once that evaluation was accepted (:meth:`keep_baseline`)."""
         from kernelgym.judge.timing import summarize
 
-        return self._store(task, kind, {**summarize(times), **extra})
+        return {**summarize(times), **extra}
+
+    def keep_baseline(self, task: Task, base: dict, kind: str = "eager") -> dict:
+        """Cache ``base``, the eager figure an evaluation timed interleaved with its candidate and confirmed
+        (:meth:`kernelgym.judge.runner.Judge._confirm_baseline`), once that evaluation was accepted with no flag:
+        the same rule as a batch's shared figure (:meth:`kernelgym.judge.batch.BatchPlan.offer_baseline`). A figure
+        cached while the candidate was still being judged was every later caching evaluation's denominator even
+        where that candidate ended rejected or incorrect (docs/SECURITY.md, cross-evaluation red team)."""
+        kept = {k: v for k, v in base.items() if k != "how"}
+        return self._store(task, kind, kept)
 
     def _store(self, task: Task, kind: str, summary: dict) -> dict:
         self.baselines.put(self._key(task, kind), summary)

@@ -542,11 +542,15 @@ class Judge:
             remove_tree(build_dir)  # what a build leaves is tens of MB; the rest is not a build's, nor kept
 
     def _offer_baseline(self, res: EvalResult, prof: EvalProfile, session: Session) -> None:
-        """Offer the eager figure this evaluation measured and confirmed to its batch (:mod:`kernelgym.judge.batch`),
-        once its timing has been accepted: an evaluation rejected on its timing (it raised before this) or carrying
-        any flag offers nothing, so a candidate caught cheating never sets its batch-mates' denominator."""
+        """Keep the eager figure this evaluation measured and confirmed in the baselines cache, and offer it to its
+        batch (:mod:`kernelgym.judge.batch`), once the session ran to its end (this is called only then: a verdict
+        in any trial, check or recheck after the timing raised before) and the evaluation carries no flag, so a
+        candidate caught cheating never sets a later evaluation's or a batch-mate's denominator."""
         base = session.baseline
-        if session.shares_baseline() and not res.flags and str(base.get("how", "")).startswith("interleaved"):
+        if res.flags or not str(base.get("how", "")).startswith("interleaved"):
+            return
+        self.reference.keep_baseline(session.task, base)
+        if session.shares_baseline():
             session.plan.offer_baseline(session.plan_baseline_key(), base, self.reference.timing_config(prof).rel_ci)
 
     def _candidate_env(self, build_dir: Path | None, arch: str | None = None) -> dict[str, str]:

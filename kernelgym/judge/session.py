@@ -1050,8 +1050,10 @@ class Session:
                 self._forced_blocks()
         hold.close()  # what follows takes holds of its own, as long as it needs them
         if cached is None:
-            base = {**self.reference.store_baseline(self.task, samples["reference"],
-                                                    overhead_ms=reference.overhead_ms()), "how": "interleaved"}
+            # cached only once the evaluation is accepted (Judge._offer_baseline): a candidate that slowed the
+            # reference and then failed must leave no figure for later evaluations (a red-team helper, 2026-12-07)
+            base = {**self.reference.summarize_baseline(samples["reference"], overhead_ms=reference.overhead_ms()),
+                    "how": "interleaved"}
         else:
             base = {**cached, "how": "batch" if shared else "cached"}
         with self.step("wall_check"):
