@@ -149,8 +149,7 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
     idx, sign = outlier_positions(numel, max(MIN_OUTLIERS, int(numel * OUTLIER_FRACTION)), gen)
     dtype = str(x.dtype).replace("torch.", "")
     wide = wide and dtype in _WIDE_DTYPES
-    # the extremes in one pass, without an input-sized |x| or comparison (multi-GB inputs, both sides)
-    low, high = (float(v.float().item()) for v in torch.aminmax(x.detach()))
+    low, high = _extremes(x.detach())
     if signed and low >= 0:
         sign = sign.abs()
     elif signed and high <= 0:
@@ -159,7 +158,8 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
         sign[0::2], sign[1::2] = 1.0, -1.0  # with random signs a kernel wrong on large positive values passed when
         # a small tensor's outliers all came out negative, and half of the spread magnitudes would go unused by one
     peak = max(abs(low), abs(high)) or 1.0
-    magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(dtype, 1e4))
+    # never beyond the dtype's largest finite value: a float8 input saturates at 448 (e4m3) or 57344 (e5m2)
+    magnitude = min(peak * OUTLIER_SCALE, OUTLIER_CAP.get(dtype, 1e4), float(torch.finfo(x.dtype).max))
     values = sign * _spread_magnitudes(idx, peak, magnitude)
     if wide:  # the positive ones beyond float16's range, at least one of them: see WIDE_OUTLIERS
         idx, sign, values = _wide_pair(idx, sign, values, x.shape)
@@ -176,6 +176,30 @@ def _inject_outliers(x, gen, signed: bool = False, wide: bool = False):
     out = x.detach().clone().reshape(-1)
     out[idx.to(x.device)] = values.to(device=x.device, dtype=x.dtype)
     return out.reshape(x.shape)
+
+
+#: elements upcast at a time where a dtype has no ``aminmax`` of its own (:func:`_extremes`)
+EXTREMES_CHUNK = 1 << 24
+
+
+def _extremes(x) -> tuple[float, float]:
+    """The least and the largest value of a floating tensor, in one pass without an input-sized ``|x|`` or
+    comparison (multi-GB inputs, both sides). The float8 dtypes have no ``aminmax`` kernel (on the CPU nor on a
+    GPU): they are upcast :data:`EXTREMES_CHUNK` elements at a time. Until 2026-12-07 the error this raised made
+    every outlier trial of a task with a float8 input run on standard inputs (the reference raised on either kind
+    of outliers, so the trial fell back to none, and no probe had outliers either): X/6's outlier trial said
+    ``"outliers": "none"``, and a kernel that decoded e4m3's top exponent wrongly (zero for every |v| >= 256, a
+    value ``randn * 8`` never draws) was ``ok`` (a red-team finding)."""
+    import torch
+
+    if x.element_size() >= 2:
+        return tuple(float(v.float().item()) for v in torch.aminmax(x))
+    flat = x.reshape(-1)
+    low, high = math.inf, -math.inf
+    for start in range(0, flat.numel(), EXTREMES_CHUNK):
+        part_low, part_high = torch.aminmax(flat[start:start + EXTREMES_CHUNK].to(torch.float32))
+        low, high = min(low, float(part_low.item())), max(high, float(part_high.item()))
+    return low, high
 
 
 def _positions_generator(idx, salt: int):

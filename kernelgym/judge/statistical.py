@@ -41,6 +41,12 @@ the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseed
    values per element, against the same in the fresh draw ``d`` (a dropout's output and its mask taken from
    different samples).
 
+7. **Elements drawn independently** (:func:`lag_gap`, with ``b`` and ``d``): the residual ``c - (a + b) / 2`` has
+   mean zero given the inputs and is independent from element to element for an honest ``c``, so its
+   autocorrelation at every lag (by FFT, over a window of up to :data:`LAG_WINDOW` elements) is noise, whose size
+   the fresh draw's residual gives. Every test above looks at one element at a time: noise drawn once for 16
+   neighbouring elements (16 times fewer draws) passed X/45 (a red-team finding).
+
 Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
 elements at a time (up to eight float64 temporaries of a chunk are alive at once).
 """
@@ -66,6 +72,15 @@ COUNT_Z = 6.0
 KS_SAMPLE = 1 << 21
 #: the distribution test's false-alarm rate for an honest candidate
 KS_ALPHA = 1e-9
+#: elements (a window at an offset drawn here) whose residuals' autocorrelation :func:`lag_gap` tests, at every lag
+#: up to half of it
+LAG_WINDOW = 1 << 22
+#: standard errors by which the residuals' autocorrelation may stand out at its most outstanding lag: of two
+#: million lags some pass 6 by chance (the largest of that many normal ones passes 8.5 once in 10**9). Measured on
+#: honest draws of the six Random tasks at the CPU's shapes: at most 5.4 on standard inputs (60 to 80 draws each),
+#: 8.5 on X/49's outlier inputs (150 draws: a few elements' noise 30 times the others'); noise shared by 2 to 1024
+#: neighbours, or a second half repeating the first, stood out by 120 to 250
+LAG_Z = 16.0
 
 
 def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
@@ -102,7 +117,7 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
     if len(more) >= 2:
         b, d = more[0], more[1]
         reason = _exchangeability(ref_flat, b, d, out_flat, device, chunk) or \
-            _distribution_gap(out_flat, d, atol, rtol, device)
+            _distribution_gap(out_flat, d, atol, rtol, device) or lag_gap(out_flat, ref_flat, b, d, device)
         if reason:
             return False, reason, abs(rm - om)
     return True, "", abs(rm - om)
@@ -257,6 +272,72 @@ def joint_gap(outs, fresh, device) -> str | None:
                 return (f"outputs {i} and {j} are not drawn together as the reference's are ({abs(z):.1f} standard "
                         f"errors, allowed {DEPENDENCE_Z:g}): one call must draw them from one sample")
     return None
+
+
+def lag_gap(c_flat, a_flat, b_flat, d_flat, device) -> str | None:
+    """The failure message when the candidate's ``c`` is not drawn independently from element to element (module
+    docstring, item 7), else ``None``.
+
+    Given the inputs, an honest ``c`` and the reference's draws ``a``, ``b``, ``d`` are independent draws of one law
+    per element, and each independent across elements; so the residual ``e = c - (a + b) / 2`` has mean zero and
+    ``S(L) = sum_i e_i e_(i+L)`` is a sum of uncorrelated terms of mean zero at every lag ``L >= 1``, whose variance
+    ``sum_i E[e_i**2] E[e_(i+L)**2]`` the fresh draw's residual ``d - (a + b) / 2`` estimates without the
+    candidate (its ``sum_i e_i**2 e_(i+L)**2``). Noise reused at some lag (16 neighbours sharing one draw, a period,
+    rows sharing their noise) gives ``S(L)`` of the order of the window's size instead of its square root. All lags
+    up to half the window at once, by FFT; a lag whose terms a few extreme elements carry (the outlier trials)
+    is skipped (:data:`MIN_EFFECTIVE_ELEMENTS`), and the whole test where the fresh draw's own residual stands out
+    by half :data:`LAG_Z` at some lag (a law that draws elements together, dropping a whole row, whose elements are
+    not independent), both decided by the reference's draws only."""
+    found = largest_lag_z(c_flat, a_flat, b_flat, d_flat, device)
+    if found is None or abs(found[1]) <= LAG_Z:
+        return None
+    lag, z = found
+    return (f"the output's randomness is not drawn independently for each element: its deviations from the "
+            f"reference's mean are correlated {lag} element(s) apart ({abs(z):.1f} standard errors, allowed "
+            f"{LAG_Z:g} at any lag): draw fresh random numbers for every element")
+
+
+def largest_lag_z(c_flat, a_flat, b_flat, d_flat, device) -> tuple[int, float] | None:
+    """:func:`lag_gap`'s statistic: the lag whose autocorrelation stands out most, and by how many standard errors
+    (signed); ``None`` where no lag can be tested (too few elements, or too few carrying the statistic)."""
+    import torch
+
+    n = c_flat.numel()
+    w = min(n, LAG_WINDOW)
+    if w < 4 * MIN_EFFECTIVE_ELEMENTS or a_flat.numel() != n or b_flat.numel() != n or d_flat.numel() != n:
+        return None
+    start = secrets.randbelow(n - w + 1)
+    c, a, b, d = (t[start:start + w].to(device=device, dtype=torch.float64) for t in (c_flat, a_flat, b_flat, d_flat))
+    finite = c.isfinite() & a.isfinite() & b.isfinite() & d.isfinite()
+    centre = (a + b) / 2
+    zero = torch.zeros((), dtype=torch.float64, device=c.device)
+    e_c = torch.where(finite, c - centre, zero)
+    e_d = torch.where(finite, d - centre, zero)
+    del a, b, c, d, centre
+    size = 1 << (2 * w - 1).bit_length()  # zero-padded past 2w: no lag wraps around
+
+    def autocorrelation(x):
+        spectrum = torch.fft.rfft(x, n=size)
+        return torch.fft.irfft(spectrum * spectrum.conj(), n=size)[1:w // 2 + 1]  # lags 1 .. w/2
+
+    s = autocorrelation(e_c)
+    squares = e_d * e_d
+    v = autocorrelation(squares)
+    v4 = autocorrelation(squares * squares)
+    scale = float(squares.sum()) ** 2  # the FFT's rounding is about 1e-16 of this, at every lag
+    valid = (v > 1e-12 * scale) & (v4 > 0) & (v * v >= MIN_EFFECTIVE_ELEMENTS * v4)
+    if not bool(valid.any()):
+        return None
+    root = v.clamp_min(1e-300).sqrt()
+    nothing = torch.zeros((), dtype=torch.float64, device=s.device)
+    # a law that draws elements together (one number per row, a channel dropped whole) has a reference whose own
+    # residual is not independent from element to element: the statistic's errors assume it is, so such a law is
+    # not tested (decided by the reference's draws alone)
+    if float(torch.where(valid, autocorrelation(e_d) / root, nothing).abs().max()) > LAG_Z / 2:
+        return None
+    z = torch.where(valid, s / root, nothing)
+    lag = int(torch.argmax(z.abs()).item())
+    return lag + 1, float(z[lag].item())
 
 
 def _distribution_gap(c_flat, d_flat, atol: float, rtol: float, device) -> str | None:
