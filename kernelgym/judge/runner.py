@@ -41,7 +41,7 @@ from kernelgym.judge.process import LOG_TAIL_CHARS, folder_bytes, remove_tree
 from kernelgym.judge.profiles import EvalProfile, get_profile
 from kernelgym.judge.reference import COMPILE_LOCK, ReferenceSide  # noqa: F401  (COMPILE_LOCK re-exported)
 from kernelgym.judge.result import EvalResult
-from kernelgym.judge.sandbox import mode_from, worker_python_path
+from kernelgym.judge.sandbox import NO_GPU, mode_from, worker_python_path
 from kernelgym.judge.session import COMPARED_FLOOR, SNAPSHOT_BYTES, Session, Settings
 from kernelgym.judge.timing import TIMING_METHOD, check_method
 from kernelgym.judge.verdict import Verdict
@@ -61,7 +61,8 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None,
     candidate (so a worker can be started before its candidate is known). ``warm_device``: the judge's GPU as the
     worker names it, on which the worker creates its CUDA context while it waits for its request
     (``KERNELGYM_WARM_DEVICE``); ``visible_gpu``: the only GPU the worker's CUDA sees (its
-    ``CUDA_VISIBLE_DEVICES``, :mod:`kernelgym.judge.gpu_isolation`), else the runner's ``CUDA_VISIBLE_DEVICES``."""
+    ``CUDA_VISIBLE_DEVICES``, :mod:`kernelgym.judge.gpu_isolation`), else the runner's ``CUDA_VISIBLE_DEVICES``;
+    empty on the CPU (such a worker sees no GPU, nor are the GPUs' device nodes bound in its sandbox)."""
     keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES", "VIRTUAL_ENV", "CC", "CXX")
     env = {k: os.environ[k] for k in keep if k in os.environ}
@@ -72,6 +73,8 @@ def worker_env(scratch: Path, on_cpu: bool, warm_device: str | None = None,
                OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), KERNELGYM_RUNNER_PID=str(os.getpid()))
     if visible_gpu and not on_cpu:
         env["CUDA_VISIBLE_DEVICES"] = visible_gpu
+    if on_cpu:  # a CPU judge's worker uses no GPU (the interpreter, the GPU compile check and CUDA builds need none)
+        env["CUDA_VISIBLE_DEVICES"] = ""
     if on_cpu:
         env["TRITON_INTERPRET"] = "1"
     elif warm_device:
@@ -216,7 +219,8 @@ class Judge:
         self.launcher = WorkerLauncher(env_for, self.sandbox, prestart_workers, fd_socket=self.device_transfer,
                                        hidden=(self.cache_dir,), spares=spare_workers,
                                        gpu_budget=None if self.on_cpu else self.admission.budget,
-                                       gpu_node=self.worker_gpu.node if self.worker_gpu is not None else None)
+                                       gpu_node=NO_GPU if self.on_cpu else
+                                       self.worker_gpu.node if self.worker_gpu is not None else None)
         self._in_flight: StartedWorker | None = None  # the worker of the evaluation running now (:meth:`abort`)
         self._builder: Judge | None = None  # builds CUDA candidates without a GPU (:meth:`_build_without_gpu`)
         weakref.finalize(self, self.launcher.close)

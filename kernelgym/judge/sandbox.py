@@ -291,12 +291,19 @@ PER_GPU_NODE = re.compile(r"/dev/nvidia\d+$")
 RENDER_NODE = re.compile(r"/dev/dri/renderD\d+$")
 
 
+#: ``gpu_node`` of a worker that gets no GPU at all (a CPU judge's: its Triton interpreter, its GPU compile check and
+#: its CUDA builds need none): no device node of the driver's is bound
+NO_GPU = ""
+
+
 def nodes_for(node: str | None, every_node: list[str]) -> list[str]:
-    """The device nodes a worker gets out of ``every_node``: all of them when ``node`` is ``None``; else the
-    driver's shared nodes (``nvidiactl``, ``nvidia-uvm``, ``nvidia-caps``, ...) and ``node``, no other GPU's
-    node and no render node (:mod:`kernelgym.judge.gpu_isolation`)."""
+    """The device nodes a worker gets out of ``every_node``: all of them when ``node`` is ``None``; none when it is
+    :data:`NO_GPU`; else the driver's shared nodes (``nvidiactl``, ``nvidia-uvm``, ``nvidia-caps``, ...) and
+    ``node``, no other GPU's node and no render node (:mod:`kernelgym.judge.gpu_isolation`)."""
     if node is None:
         return list(every_node)
+    if node == NO_GPU:
+        return []
     return [n for n in every_node if not PER_GPU_NODE.match(n) and not RENDER_NODE.match(n)] + [node]
 
 
@@ -304,7 +311,7 @@ def command(argv: list[str], scratch: Path, writable: list[Path], seccomp_fd: in
             gpu_node: str | None = None) -> list[str]:
     """``argv`` wrapped in ``bwrap``; ``writable`` are the only paths it may write besides its private /tmp.
     ``gpu_node``: the one GPU's node the worker gets beside the driver's shared nodes
-    (:func:`kernelgym.judge.gpu_isolation.nodes_for`); ``None``: every GPU node of the machine.
+    (:func:`nodes_for`); ``None``: every GPU node of the machine; :data:`NO_GPU`: none.
 
     Every folder of :func:`hidden_paths` (``hidden``: the judge's cache) that a bound folder covers is replaced by
     an empty one, and what the worker needs below it (bound folders inside it, the kernelgym package) is bound

@@ -64,6 +64,7 @@ _view, _reshape, _contiguous, _detach = torch.Tensor.view, torch.Tensor.reshape,
 _uint8, _Generator, _gen_seed, _randint, _equal = torch.uint8, torch.Generator, torch.Generator.manual_seed, \
     torch.randint, torch.equal
 _to, _cpu, _urandom, _arange = torch.Tensor.to, torch.Tensor.cpu, os.urandom, torch.arange
+_numel, _index_select, _len = torch.Tensor.numel, torch.index_select, len
 
 #: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
 #: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
@@ -187,8 +188,9 @@ SNAPSHOT_SAMPLE_BYTES = 1 << 16
 
 
 def snapshot_key(salt: int) -> int:
-    """A fresh secret (62 bits, from the operating system) for the positions of one block's snapshot samples
-    (:func:`snapshot_sample`), mixed with the block's seed ``salt``; kept in the worker's host memory only."""
+    """A fresh secret (62 bits, from the operating system) for the positions of one timed call's snapshot sample
+    (:func:`snapshot_sample`), mixed with the block's seed ``salt``; drawn after the call returned and kept in the
+    worker's host memory only."""
     return (int.from_bytes(_urandom(8), "little") ^ salt) % (2 ** 62)
 
 
@@ -204,40 +206,48 @@ def snapshot_sample(values, key: int) -> tuple:
     snapshot: on a GPU a Triton kernel reaches any device address through pointer arithmetic, so the timed calls
     could return garbage at once and the compared ones still be right (a red-team helper, 2026-12-07). The
     positions are drawn on the host and their device copy is poisoned after use, and the samples stay in host
-    memory, where no kernel reaches: a candidate cannot learn which bytes to leave alone."""
+    memory, where no kernel reaches: a candidate cannot learn which bytes to leave alone.
+
+    Each timed call gets a key of its own, drawn after it returned (:meth:`CallTimer.time_block`), and the positions
+    are drawn afresh from it at every use, never kept: drawn once per block and cached at module level, they were
+    there to read in the block's later calls, which computed only those bytes and left the rest to a finalizer
+    after the block (a second red-team helper, 2026-12-07). Every step goes through functions bound at import
+    (the indexing through ``torch.index_select``, not the replaceable ``Tensor.__getitem__``)."""
     out = []
-    for k, value in enumerate(values):
-        if not _is_tensor(value) or not value.numel():
+    k = 0
+    for value in values:
+        if not _is_tensor(value) or not _numel(value):
             out.append(None)
+            k += 1
             continue
         raw = _view(_reshape(_contiguous(_detach(value)), -1), _uint8)
-        pos_key = (key, k, raw.numel())
-        positions = _snapshot_positions.get(pos_key)
-        if positions is None and raw.numel() <= SNAPSHOT_SAMPLE_BYTES:  # a small output: every byte
-            positions = _arange(raw.numel())
-        if positions is None:  # one draw per block (the key) and output, on the host
+        size = _numel(raw)
+        if size <= SNAPSHOT_SAMPLE_BYTES:  # a small output: every byte
+            positions = _arange(size)
+        else:  # one draw per call (its key) and output, on the host
             gen = _Generator()
             _gen_seed(gen, (key * 1_000_003 + k) % (2 ** 62))
-            positions = _randint(0, raw.numel(), (SNAPSHOT_SAMPLE_BYTES,), generator=gen)
-            if len(_snapshot_positions) >= 64:
-                _snapshot_positions.clear()
-            _snapshot_positions[pos_key] = positions
-        here = _to(positions, raw.device)
-        out.append(_cpu(raw[here]))  # indexing copies: a tensor of its own, in host memory
+            positions = _randint(0, size, (SNAPSHOT_SAMPLE_BYTES,), generator=gen)
+        here = _to(positions, _device_of(raw))
+        out.append(_cpu(_index_select(raw, 0, here)))  # a tensor of its own, in host memory
         if here is not positions:
             _storage_fill(_untyped_storage(here), POISON_BYTE)
+        k += 1
     return tuple(out)
-
-
-_snapshot_positions: dict = {}
 
 
 def snapshot_changed(values, samples: tuple, key: int) -> bool:
     """Whether the snapshot ``values`` no longer holds the bytes :func:`snapshot_sample` took from it with ``key``
-    (``samples``). The caller waits for the device first (:func:`settle`), so work still queued is counted."""
+    (``samples``). The caller waits for the device first (:func:`settle`), so work still queued is counted. No
+    built-in is called by name (a replaced ``builtins.any`` blinded it, a red-team finding)."""
     now = snapshot_sample(values, key)
-    return len(now) != len(samples) or any((a is None) != (b is None) or (a is not None and not _equal(a, b))
-                                           for a, b in zip(now, samples))
+    if _len(now) != _len(samples):
+        return True
+    for k in range(_len(now)):
+        a, b = now[k], samples[k]
+        if (a is None) != (b is None) or (a is not None and not _equal(a, b)):
+            return True
+    return False
 
 
 def settle(device: str) -> None:
@@ -417,8 +427,9 @@ class CallTimer:
         timed interval. ``after_call`` runs after each call, outside the timed interval too (the worker counts the
         candidate's kernel launches of each timed call there). With ``layouts``, each call's outputs' layouts
         (:func:`layout`, ``None`` for what is not a tensor) are appended too, taken before the snapshot. With ``keep`` and
-        ``samples``, a sample of each snapshot (:func:`snapshot_sample` with ``sample_key``) is appended right after
-        it is taken, for the check of the snapshot when it is sent (:func:`snapshot_changed`)."""
+        ``samples``, a sample of each snapshot is appended right after it is taken, as ``(key, sample)``: the call's own
+        key (:func:`snapshot_key` salted with ``sample_key``, drawn after the call) and :func:`snapshot_sample` with
+        it, for the check of the snapshot when it is sent (:func:`snapshot_changed`)."""
         block: list[float] = []
         self.refused_snapshots = []
         stage = self.stage_recorder
@@ -453,8 +464,9 @@ class CallTimer:
                     layouts.append(tuple(layout(o, args) if _is_tensor(o) else None for o in outs))
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
-                    if samples is not None:
-                        samples.append(snapshot_sample(keep[-1], sample_key or 0))
+                    if samples is not None:  # a key of the call's own, drawn now that it returned
+                        call_key = snapshot_key(sample_key or 0)
+                        samples.append((call_key, snapshot_sample(keep[-1], call_key)))
                 if changed is not None:
                     changed.append(changed_inputs(before, sample_inputs(args, salt)))
                 if after_call is not None:

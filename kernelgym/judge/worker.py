@@ -171,6 +171,11 @@ def _watched(launch_methods: tuple = ()) -> dict:
         for name, value in vars(module).items():
             if not (name.startswith("__") and name.endswith("__")):
                 watched.setdefault(f"{module.__name__}.{name}", value)
+    # every built-in as well: the judge's own code calls them by name (timing.snapshot_changed called ``any``; a
+    # red-team helper replaced ``builtins.any`` for that frame alone and the sample check saw no change, 2026-12-07)
+    for name, value in vars(builtins).items():
+        if name not in _UNWATCHED_BUILTINS:
+            watched.setdefault(f"builtins.{name}", value)
     for name in ("clone", "detach", "contiguous", "reshape", "view", "copy_", "numel", "element_size", "cpu",
                  "numpy", "tolist", "item", "__repr__", "__format__", "data_ptr", "to", "stride", "is_contiguous",
                  "is_neg", "is_conj"):
@@ -230,6 +235,92 @@ _modules = sys.modules
 
 _WATCHED: dict = {}
 _MISSING = object()
+#: names of the builtins module that are data, not functions the judge calls (``_`` is the last interactive result)
+_UNWATCHED_BUILTINS = frozenset({"_", "__name__", "__doc__", "__package__", "__loader__", "__spec__", "__debug__"})
+_FunctionType = types.FunctionType
+#: Besides the paths (``str`` keys) of :data:`_WATCHED`, it holds under ``("parts", path)`` the parts of every watched
+#: Python function that can be replaced in place, keeping the function object (so the identity watch sees
+#: nothing): its code, defaults, keyword defaults and closure cells' contents (:func:`_function_parts`; a red-team
+#: helper swapped ``timing.snapshot_changed.__code__``, 2026-12-07), and under ``("class", cls)`` a copy of the
+#: namespace of each class a timed call's steps and the output path run through (:func:`_class_namespaces`): a
+#: method set on ``torch.Tensor`` shadows the C base's (the same helper shadowed ``Tensor.__getitem__``, which the
+#: snapshot's sample indexed through), and a new entry is as much a change as a replaced one. One structure: code
+#: that clears it has defeated the in-process watch as a whole (the runner's clock is what is left).
+
+
+def _function_parts(value) -> tuple | None:
+    """What of the Python function ``value`` can change in place (``None`` for anything else): its code object,
+    defaults, keyword defaults (their items) and the contents of its closure's cells (an empty cell as itself)."""
+    if _type(value) is not _FunctionType:
+        return None
+    kwdefaults = value.__kwdefaults__
+    cells = []
+    for cell in value.__closure__ or ():
+        try:
+            cells.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            cells.append(cell)
+    return (value.__code__, value.__defaults__) + (tuple(kwdefaults.items()) if kwdefaults else ()) + tuple(cells)
+
+
+def _parts_changed(value, parts: tuple | None) -> bool:
+    """Whether ``value``'s :func:`_function_parts` are no longer ``parts`` (compared by identity)."""
+    if parts is None:
+        return False
+    now = _function_parts(value)
+    if now is None or len(now) != len(parts):
+        return True
+    for k in range(len(now)):
+        a, b = now[k], parts[k]
+        if _type(a) is tuple and _type(b) is tuple and len(a) == 2 == len(b):  # a keyword default's (name, value)
+            if a[0] != b[0] or a[1] is not b[1]:
+                return True
+        elif a is not b:
+            return True
+    return False
+
+
+def _class_namespaces() -> dict:
+    """Each class a timed call's steps and the output path run through (torch's tensor, storage, module and
+    parameter classes and every class defined at the top of the judge's timed-path modules and this one) with a
+    copy of its namespace."""
+    classes = [torch.Tensor, torch.nn.Parameter, torch.nn.Module, torch.UntypedStorage, torch.Generator]
+    for module in (_timing, _inputs_module, _activity, _profile, sys.modules[__name__]):
+        for value in vars(module).values():
+            if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+                classes.append(value)
+    return {cls: dict(vars(cls)) for cls in classes}
+
+
+def _namespace_changed(cls, names: dict) -> bool:
+    """Whether the class ``cls``'s namespace gained, lost or rebound an entry since ``names`` was copied from it, or
+    one of its methods had its code replaced in place."""
+    now = vars(cls)
+    if len(now) != len(names):
+        return True
+    for name, value in names.items():
+        if now.get(name, _MISSING) is not value or (_type(value) is _FunctionType and
+                                                     _parts_changed(value, _WATCHED.get(("parts", (cls, name))))):
+            return True
+    return False
+
+
+def _watch(watched: dict) -> None:
+    """Take :data:`_WATCHED` (``watched``), the in-place parts of its functions and of the watched classes' methods,
+    and the watched classes' namespaces, before any candidate code runs."""
+    _WATCHED.update(watched)
+    for path, value in watched.items():
+        parts = _function_parts(value)
+        if parts is not None:
+            _WATCHED[("parts", path)] = parts
+    for cls, names in _class_namespaces().items():
+        _WATCHED[("class", cls)] = names
+        for name, value in names.items():
+            parts = _function_parts(value)
+            if parts is not None:
+                _WATCHED[("parts", (cls, name))] = parts
+
+
 #: what a timed call's steps outside its interval read from the judge's timer (:class:`timing.CallTimer`): the
 #: inputs' maker, the forward, the L2 flush and its buffer, the device, method and scrubbing; a candidate that
 #: replaced ``make_args`` from inside a call did every later call's work as its inputs were made (a red-team
@@ -302,12 +393,15 @@ class Worker:
         #: functions (:meth:`integrity_flags`; a red-team helper precomputed each timed call's output in a
         #: replaced ``get_inputs``)
         self._task_module, self._task_names = self.module, dict(vars(self.module))
+        #: the in-place parts of the task module's functions (their code swapped keeps their identity)
+        self._task_parts = {name: _function_parts(value) for name, value in self._task_names.items()}
         self.model = None
         self.timer = None
         #: the null blocks' timer (:meth:`null_block`), kept over all of them; its recorder ends at ``go``
         self.null_timer = None
         self.snapshots: list[tuple] = []
-        #: a host sample of each snapshot, taken right after it (:func:`timing.snapshot_sample`), and its block's key
+        #: a host sample of each snapshot, taken right after it (:func:`timing.snapshot_sample`), with its call's key;
+        #: the block's key salts each call's
         self.snapshot_samples: list[tuple] = []
         self.snapshot_key = 0
         #: the layout of each snapshotted call's outputs as the forward returned them (:func:`timing.layout`)
@@ -569,13 +663,16 @@ class Worker:
             counted[0] = now
 
         at_start = _timer_state(timer)
+        #: the inputs' maker is the worker's closure: its cells (the block's seed, first index, probe) and code can be
+        #: replaced in place, keeping the function the identity check sees
+        maker_parts = _function_parts(getattr(timer, "make_args", None))
         try:
             times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts, samples, key)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, what)
             return False
         flags = timer.refused_snapshots[:1] + self.integrity_flags()  # the first: seen before any snapshot
-        if _timer_changed(timer, at_start):
+        if _timer_changed(timer, at_start) or _parts_changed(getattr(timer, "make_args", None), maker_parts):
             flags.append(["monkeypatch", "the candidate changed the judge's timer (its inputs' maker, forward, L2 "
                                          "flush, device or method) while it timed"])
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
@@ -594,7 +691,7 @@ class Worker:
         snapshot = self.snapshots[index]
         flags = []
         if index < len(self.snapshot_samples) and \
-                _snapshot_changed(snapshot, self.snapshot_samples[index], self.snapshot_key):
+                _snapshot_changed(snapshot, self.snapshot_samples[index][1], self.snapshot_samples[index][0]):
             flags.append(["monkeypatch", f"the judge's copy of timed call {index}'s outputs (of its block) was changed "
                                          f"after the call: work done outside the timed interval"])
         return self.send_outputs(as_tuple(snapshot), self.changed_inputs[index],
@@ -620,17 +717,24 @@ class Worker:
         """Flags for replaced judge functions, active torch function/dispatch modes and the candidate's threads."""
         flags = []
         for path, original in _WATCHED.items():
+            if _type(path) is not str:  # ("parts", ...): read with its function; ("class", cls): its namespace
+                if path[0] == "class" and _namespace_changed(path[1], original):
+                    flags.append(["monkeypatch", f"the candidate changed the class "
+                                                 f"{path[1].__module__}.{path[1].__qualname__}"])
+                continue
             try:
                 now = _resolve(path)
             except Exception:  # noqa: BLE001 - deleted attribute counts as patched
                 now = None
-            if now is not original:
+            if now is not original or _parts_changed(now, _WATCHED.get(("parts", path))):
                 flags.append(["monkeypatch", f"the candidate replaced {path}"])
         task_names = getattr(self, "_task_names", None)
         if task_names is not None:
             module = self._task_module
             now = vars(module)
-            changed = [name for name, value in task_names.items() if now.get(name, _MISSING) is not value]
+            parts = self._task_parts
+            changed = [name for name, value in task_names.items() if now.get(name, _MISSING) is not value
+                       or _parts_changed(value, parts.get(name))]
             if self.module is not module:
                 changed.insert(0, "the module itself")
             if changed:
@@ -739,8 +843,7 @@ def main() -> int:
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
     _settle_dynamo_patch()
-    _WATCHED.update(_watched(tuple(worker.launches.installed) + tuple(worker.host_reads.installed)
-                             + tuple(bounded_memory)))
+    _watch(_watched(tuple(worker.launches.installed) + tuple(worker.host_reads.installed) + tuple(bounded_memory)))
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
     _BASE_THREADS.update(_current_frames())
     worker.send({"event": Event.READY})
