@@ -107,7 +107,8 @@ class InstantEvaluator:
         self.policies.append(policy.check(torch_policy))
         ok = "* 2.0 + 1.0" in text
         return EvalResult(task_id=task.id, backend=backend, stage="done" if ok else "correctness",
-                          status="ok" if ok else "incorrect", message="instant", torch_policy=torch_policy)
+                          status="ok" if ok else "incorrect", message="instant", torch_policy=torch_policy,
+                          profile=getattr(profile, "name", profile))
 
     def submit(self, task, text, *, backend="triton", profile="quick", torch_policy="partial"):
         from concurrent.futures import Future

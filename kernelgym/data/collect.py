@@ -25,6 +25,7 @@ from kernelgym.data.writers import JsonlWriter, jsonl_to_parquet, read_rows
 from kernelgym.envs.kernel_env import KernelEnv
 from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
 from kernelgym.judge import policy as torch_use
+from kernelgym.judge.profiles import get_profile
 from kernelgym.progress import LiveCounts
 from kernelgym.rewards import get_reward
 from kernelgym.tasks import Task, TaskSet
@@ -116,11 +117,13 @@ def check_output(out: Path, resume: bool) -> None:
                               "or choose another file")
 
 
-def _refuse_other_settings(rows: list, tasks: TaskSet, backend: str, torch_policy: str) -> None:
+def _refuse_other_settings(rows: list, tasks: TaskSet, backend: str, torch_policy: str, profile: str = "") -> None:
     """ValueError when a stored episode of a task of ``tasks`` was collected from another task set, for another
-    backend or judged under another torch policy: ``resume`` skips an episode by its (task id, sample) alone, so a
-    run resumed with other settings kept the old run's verdicts as its own (a row judged under ``off`` in a file
-    resumed under ``strict``; the folder evaluation's ``resume`` was mended the same way, ``settings_of``)."""
+    backend, or judged under another torch policy or evaluation profile (``profile``: its name; empty: not
+    checked): ``resume`` skips an episode by its (task id, sample) alone, so a run resumed with other settings kept
+    the old run's verdicts as its own (a row judged under ``off`` in a file resumed under ``strict``; the folder
+    evaluation's ``resume`` was mended the same way, ``settings_of``). The reward and the turns are not in the
+    stored results and are not checked."""
     by_id = {t.id: t for t in tasks}
     for row in rows:
         task = by_id.get(str(row.get("task_id")))
@@ -131,15 +134,16 @@ def _refuse_other_settings(rows: list, tasks: TaskSet, backend: str, torch_polic
             found.append(f"task set {row['task_set']!r}, not {task.task_set!r}")
         if row.get("backend") != backend:
             found.append(f"backend {row.get('backend')!r}, not {backend!r}")
-        policies = set()  # a result that names none (a record older than the field) is taken as it is
-        for text in row.get("results") or []:
-            try:
-                policies.add(json.loads(text).get("torch_policy"))
-            except (TypeError, ValueError, AttributeError):
-                continue
-        policies.discard(None)
-        if policies - {torch_policy}:
-            found.append(f"torch policy {', '.join(sorted(map(str, policies - {torch_policy})))}, not {torch_policy!r}")
+        for key, wanted, named in (("torch_policy", torch_policy, "torch policy"), ("profile", profile, "profile")):
+            seen = set()  # a result that names none (a record older than the field) is taken as it is
+            for text in row.get("results") or []:
+                try:
+                    seen.add(json.loads(text).get(key))
+                except (TypeError, ValueError, AttributeError):
+                    continue
+            seen.discard(None)
+            if wanted and seen - {wanted}:
+                found.append(f"{named} {', '.join(sorted(map(str, seen - {wanted})))}, not {wanted!r}")
         if found:
             raise ValueError(f"episode {row.get('task_id')}#{row.get('sample')} was collected with {'; '.join(found)}: "
                              f"resume continues a file under the settings it was collected with (or choose another "
@@ -199,7 +203,7 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         raise
     try:
         stored = read_rows(out).rows
-        _refuse_other_settings(stored, tasks, backend, torch_policy)
+        _refuse_other_settings(stored, tasks, backend, torch_policy, get_profile(profile).name)
         done = {row_key(r) for r in stored}
         can_answer = getattr(policy, "has", lambda task_id: True)
         playable = [t for t in tasks if can_answer(t.id)]

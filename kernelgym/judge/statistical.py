@@ -45,7 +45,10 @@ the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseed
    mean zero given the inputs and is independent from element to element for an honest ``c``, so its
    autocorrelation at every lag (by FFT, over a window of up to :data:`LAG_WINDOW` elements) is noise, whose size
    the fresh draw's residual gives. Every test above looks at one element at a time: noise drawn once for 16
-   neighbouring elements (16 times fewer draws) passed X/45 (a red-team finding).
+   neighbouring elements (16 times fewer draws) passed X/45 (a red-team finding). Every lag of the window, the
+   lags between it and a second window elsewhere, and sums over bands of lags (of the residuals and of their
+   squares): reuse at hashed positions within a block, beyond half the window or with a period above it passed
+   the single-lag test up to half the window (a second red-team helper).
 
 Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
 elements at a time (up to eight float64 temporaries of a chunk are alive at once).
@@ -81,6 +84,9 @@ LAG_WINDOW = 1 << 22
 #: 8.5 on X/49's outlier inputs (150 draws: a few elements' noise 30 times the others'); noise shared by 2 to 1024
 #: neighbours, or a second half repeating the first, stood out by 120 to 250
 LAG_Z = 16.0
+#: standard errors by which the residuals' autocorrelation summed over a band of lags ``[2**k, 2**(k+1))`` may
+#: stand out (:func:`lag_gap`; about 22 bands at most, each sum of many lags close to normal)
+BAND_Z = 8.0
 
 
 def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
@@ -284,60 +290,159 @@ def lag_gap(c_flat, a_flat, b_flat, d_flat, device) -> str | None:
     ``sum_i E[e_i**2] E[e_(i+L)**2]`` the fresh draw's residual ``d - (a + b) / 2`` estimates without the
     candidate (its ``sum_i e_i**2 e_(i+L)**2``). Noise reused at some lag (16 neighbours sharing one draw, a period,
     rows sharing their noise) gives ``S(L)`` of the order of the window's size instead of its square root. All lags
-    up to half the window at once, by FFT; a lag whose terms a few extreme elements carry (the outlier trials)
+    of the window at once, by FFT, and those between it and a second window elsewhere (:data:`LAG_WINDOW` apart or
+    more, where the output is that long); a lag whose terms a few extreme elements carry (the outlier trials)
     is skipped (:data:`MIN_EFFECTIVE_ELEMENTS`), and the whole test where the fresh draw's own residual stands out
     by half :data:`LAG_Z` at some lag (a law that draws elements together, dropping a whole row, whose elements are
-    not independent), both decided by the reference's draws only."""
-    found = largest_lag_z(c_flat, a_flat, b_flat, d_flat, device)
-    if found is None or abs(found[1]) <= LAG_Z:
+    not independent), both decided by the reference's draws only.
+
+    Since the ``S(L)`` are uncorrelated with each other, their sum over a band of lags (``[2**k, 2**(k+1))``) has
+    the sum of their variances: noise reused at lags spread over a band (each block of 1024 elements drawing 64
+    numbers and each element taking one at a hashed position: 16 times fewer draws, a few pairs at each lag) stands
+    out there though no single lag does (:data:`BAND_Z`; a red-team finding, 2026-12-07)."""
+    found = _lag_statistics(c_flat, a_flat, b_flat, d_flat, device)
+    if found is None:
         return None
-    lag, z = found
-    return (f"the output's randomness is not drawn independently for each element: its deviations from the "
-            f"reference's mean are correlated {lag} element(s) apart ({abs(z):.1f} standard errors, allowed "
-            f"{LAG_Z:g} at any lag): draw fresh random numbers for every element")
+    if found["lag"] is not None and abs(found["lag"][1]) > LAG_Z:
+        lag, z = found["lag"]
+        return (f"the output's randomness is not drawn independently for each element: its deviations from the "
+                f"reference's mean are correlated {lag} element(s) apart ({abs(z):.1f} standard errors, allowed "
+                f"{LAG_Z:g} at any lag): draw fresh random numbers for every element")
+    if found["band"] is not None and abs(found["band"][2]) > BAND_Z:
+        low, high, z = found["band"]
+        return (f"the output's randomness is not drawn independently for each element: its deviations from the "
+                f"reference's mean are correlated between elements {low} to {high} apart ({abs(z):.1f} standard "
+                f"errors over those lags together, allowed {BAND_Z:g}): draw fresh random numbers for every element")
+    return None
 
 
 def largest_lag_z(c_flat, a_flat, b_flat, d_flat, device) -> tuple[int, float] | None:
     """:func:`lag_gap`'s statistic: the lag whose autocorrelation stands out most, and by how many standard errors
-    (signed); ``None`` where no lag can be tested (too few elements, or too few carrying the statistic)."""
+    (signed); ``None`` where no lag can be tested (too few elements, or too few carrying the statistic, or a law
+    whose reference draws are correlated themselves)."""
+    found = _lag_statistics(c_flat, a_flat, b_flat, d_flat, device)
+    return None if found is None else found["lag"]
+
+
+def largest_band_z(c_flat, a_flat, b_flat, d_flat, device) -> tuple[int, int, float] | None:
+    """:func:`lag_gap`'s statistic over bands of lags: ``(lowest lag, highest lag, z)`` of the band whose summed
+    autocorrelation stands out most; ``None`` where no band can be tested."""
+    found = _lag_statistics(c_flat, a_flat, b_flat, d_flat, device)
+    return None if found is None else found["band"]
+
+
+def _lag_statistics(c_flat, a_flat, b_flat, d_flat, device) -> dict | None:
     import torch
 
     n = c_flat.numel()
     w = min(n, LAG_WINDOW)
     if w < 4 * MIN_EFFECTIVE_ELEMENTS or a_flat.numel() != n or b_flat.numel() != n or d_flat.numel() != n:
         return None
-    start = secrets.randbelow(n - w + 1)
-    c, a, b, d = (t[start:start + w].to(device=device, dtype=torch.float64) for t in (c_flat, a_flat, b_flat, d_flat))
-    finite = c.isfinite() & a.isfinite() & b.isfinite() & d.isfinite()
-    centre = (a + b) / 2
-    zero = torch.zeros((), dtype=torch.float64, device=c.device)
-    e_c = torch.where(finite, c - centre, zero)
-    e_d = torch.where(finite, d - centre, zero)
-    del a, b, c, d, centre
+
+    def residuals(start, spread=False):
+        c, a, b, d = (t[start:start + w].to(device=device, dtype=torch.float64)
+                      for t in (c_flat, a_flat, b_flat, d_flat))
+        finite = c.isfinite() & a.isfinite() & b.isfinite() & d.isfinite()
+        centre = (a + b) / 2
+        zero = torch.zeros((), dtype=torch.float64, device=c.device)
+        e_c, e_d = torch.where(finite, c - centre, zero), torch.where(finite, d - centre, zero)
+        if not spread:
+            return e_c, e_d
+        # the squared residuals' excess over the fresh draw's (mean zero for an honest c, independent from element
+        # to element), and the same of the reference's draws alone: 3/4 (a - b)**2 has e_d**2's mean
+        half = torch.where(finite, a - b, zero)
+        return e_c * e_c - e_d * e_d, 0.75 * half * half - e_d * e_d
+
     size = 1 << (2 * w - 1).bit_length()  # zero-padded past 2w: no lag wraps around
 
-    def autocorrelation(x):
-        spectrum = torch.fft.rfft(x, n=size)
-        return torch.fft.irfft(spectrum * spectrum.conj(), n=size)[1:w // 2 + 1]  # lags 1 .. w/2
+    def correlation(x, y=None):
+        """``sum_i x_i y_(i+k)`` for every ``k`` in ``1 - w .. w - 1`` (index ``k + w - 1``)."""
+        fx = torch.fft.rfft(x, n=size)
+        fy = fx if y is None else torch.fft.rfft(y, n=size)
+        full = torch.fft.irfft(fx.conj() * fy, n=size)
+        return torch.cat([full[size - w + 1:], full[:w]])
 
-    s = autocorrelation(e_c)
-    squares = e_d * e_d
-    v = autocorrelation(squares)
-    v4 = autocorrelation(squares * squares)
-    scale = float(squares.sum()) ** 2  # the FFT's rounding is about 1e-16 of this, at every lag
-    valid = (v > 1e-12 * scale) & (v4 > 0) & (v * v >= MIN_EFFECTIVE_ELEMENTS * v4)
-    if not bool(valid.any()):
-        return None
-    root = v.clamp_min(1e-300).sqrt()
+    start = secrets.randbelow(n - w + 1)
+    e_c, e_d = residuals(start)
+    # the window with itself: lags 1 .. w - 1 (all of them: reuse at a lag beyond half the window, a persistent
+    # kernel's noise reused by its next sweep, went untested)
+    parts = [(e_c, e_d, e_c, e_d, 1, torch.arange(1, w, device=e_c.device), True)]
+    if n >= 2 * w:  # and with a second window elsewhere, not overlapping: lags beyond the window, where the output
+        # is that long (noise with a period above the window, reused by every sweep of a persistent kernel)
+        while True:
+            other = secrets.randbelow(n - w + 1)
+            if abs(other - start) >= w:
+                break
+        f_c, f_d = residuals(other)
+        parts.append((e_c, e_d, f_c, f_d, 1 - w, other - start + torch.arange(1 - w, w, device=e_c.device), False))
+    out = {"lag": None, "band": None}
+    for x_c, x_d, y_c, y_d, first, lags, own in parts:
+        pick = slice(first + w - 1, None)
+        s = correlation(x_c, y_c)[pick]
+        v = correlation(x_d * x_d, y_d * y_d)[pick]
+        v4 = correlation(x_d ** 4, y_d ** 4)[pick]
+        ref = correlation(x_d, y_d)[pick]
+        scale = float((x_d * x_d).sum()) * float((y_d * y_d).sum())  # the FFT's rounding is ~1e-16 of this
+        valid = (v > 1e-12 * scale) & (v4 > 0) & (v * v >= MIN_EFFECTIVE_ELEMENTS * v4)
+        if not bool(valid.any()):
+            continue
+        root = v.clamp_min(1e-300).sqrt()
+        nothing = torch.zeros((), dtype=torch.float64, device=s.device)
+        # a law that draws elements together (one number per row, a channel dropped whole) has a reference whose
+        # own residual is not independent from element to element: the statistic's errors assume it is, so such a
+        # law is not tested (decided by the reference's draws alone)
+        if float(torch.where(valid, ref / root, nothing).abs().max()) > LAG_Z / 2:
+            if own:
+                return None  # nor the bands: one band's reference sum is too few to tell such a law
+            continue
+        z = torch.where(valid, s / root, nothing)
+        at = int(torch.argmax(z.abs()).item())
+        if out["lag"] is None or abs(float(z[at])) > abs(out["lag"][1]):
+            out["lag"] = (int(lags[at]), float(z[at].item()))
+        if own:
+            out["band"] = _largest_band(s, v, v4, ref, valid)
+    # the squared residuals too (self-normalised): noise reused with a sign drawn per element (+g here, -g there)
+    # correlates its elements' residuals both ways, summing to nothing over a band, but their squares one way
+    q_c, q_r = residuals(start, spread=True)
+    s, v = correlation(q_c)[w:], correlation(q_c * q_c)[w:]
+    v4 = correlation(q_c ** 4)[w:]
+    ref, v_r = correlation(q_r)[w:], correlation(q_r * q_r)[w:]
+    scale = float((q_c * q_c).sum()) ** 2
+    valid = (v > 1e-12 * scale) & (v4 > 0) & (v * v >= MIN_EFFECTIVE_ELEMENTS * v4) & (v_r > 1e-12 * scale)
     nothing = torch.zeros((), dtype=torch.float64, device=s.device)
-    # a law that draws elements together (one number per row, a channel dropped whole) has a reference whose own
-    # residual is not independent from element to element: the statistic's errors assume it is, so such a law is
-    # not tested (decided by the reference's draws alone)
-    if float(torch.where(valid, autocorrelation(e_d) / root, nothing).abs().max()) > LAG_Z / 2:
-        return None
-    z = torch.where(valid, s / root, nothing)
-    lag = int(torch.argmax(z.abs()).item())
-    return lag + 1, float(z[lag].item())
+    if bool(valid.any()) and float(torch.where(valid, ref / v_r.clamp_min(1e-300).sqrt(), nothing).abs().max()) \
+            <= LAG_Z / 2:  # the reference's own squares not correlated at any lag (its draws alone decide)
+        spread = _largest_band(s, v, v4, ref, valid, v_r)
+        if spread is not None and (out["band"] is None or abs(spread[2]) > abs(out["band"][2])):
+            out["band"] = spread
+    return out if out["lag"] is not None or out["band"] is not None else None
+
+
+def _largest_band(s, v, v4, ref, valid, v_ref=None) -> tuple[int, int, float] | None:
+    """The band of lags ``[2**k, 2**(k+1))`` (lag ``L`` at index ``L - 1``) whose summed autocorrelation stands out
+    most (:func:`lag_gap`), among those whose terms enough elements carry and where the fresh draw's own residual
+    does not stand out by half :data:`BAND_Z` (a law drawing elements together); ``None`` where none is tested."""
+    best = None
+    w = s.numel() + 1
+    k = 0
+    while (1 << k) < w:
+        low, high = 1 << k, min(1 << (k + 1), w) - 1
+        k += 1
+        keep = valid[low - 1:high]
+        if not bool(keep.any()):
+            continue
+        total_v = float(v[low - 1:high][keep].sum())
+        total_v4 = float(v4[low - 1:high][keep].sum())
+        if total_v <= 0 or total_v * total_v < MIN_EFFECTIVE_ELEMENTS * total_v4:
+            continue
+        root = math.sqrt(total_v)
+        ref_root = root if v_ref is None else math.sqrt(max(float(v_ref[low - 1:high][keep].sum()), 1e-300))
+        if abs(float(ref[low - 1:high][keep].sum())) / ref_root > BAND_Z / 2:
+            continue
+        z = float(s[low - 1:high][keep].sum()) / root
+        if best is None or abs(z) > abs(best[2]):
+            best = (low, high, z)
+    return best
 
 
 def _distribution_gap(c_flat, d_flat, atol: float, rtol: float, device) -> str | None:
