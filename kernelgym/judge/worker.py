@@ -37,6 +37,7 @@ its own clock on the timings. The runner kills the worker's whole process group 
 
 from __future__ import annotations
 
+import builtins as _builtins
 import gc as _gc
 import io
 import json
@@ -100,8 +101,7 @@ _readline = sys.stdin.readline
 
 def _watched(launch_methods: tuple = ()) -> dict:
     """Objects a candidate might patch to fool the judge; compared by identity before every output leaves."""
-    import builtins
-
+    builtins = _builtins
     cuda = torch.cuda
     t = torch.Tensor
     watched = {
@@ -226,8 +226,6 @@ def _resolve(path: str):
         obj = getattr(obj, part)
     return obj
 
-
-import builtins as _builtins  # noqa: E402
 
 _ROOTS = {"builtins": _builtins, "torch": torch, "time": _time}
 _modules = sys.modules
