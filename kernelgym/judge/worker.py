@@ -290,13 +290,21 @@ def _class_namespaces() -> dict:
     return {cls: dict(vars(cls)) for cls in classes}
 
 
+#: entries Python itself adds to a class's namespace as a cache: ``copyreg`` stores ``__slotnames__`` on a class the
+#: first time one of its instances is pickled (``torch.save`` of a tensor, an honest candidate's side effect, added
+#: it to ``torch.Tensor`` and was refused as a change of the class)
+_CLASS_CACHES = frozenset({"__slotnames__"})
+
+
 def _namespace_changed(cls, names: dict) -> bool:
     """Whether the class ``cls``'s namespace gained, lost or rebound an entry since ``names`` was copied from it, or
-    one of its methods had its code replaced in place."""
+    one of its methods had its code replaced in place (:data:`_CLASS_CACHES` aside)."""
     now = vars(cls)
-    if len(now) != len(names):
+    if len([n for n in now if n not in _CLASS_CACHES]) != len([n for n in names if n not in _CLASS_CACHES]):
         return True
     for name, value in names.items():
+        if name in _CLASS_CACHES:
+            continue
         if now.get(name, _MISSING) is not value or (_type(value) is _FunctionType and
                                                      _parts_changed(value, _WATCHED.get(("parts", (cls, name))))):
             return True
