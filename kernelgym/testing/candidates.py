@@ -658,3 +658,59 @@ if os.path.exists("log.txt") and not os.path.exists("log.fifo"):
     os.mkfifo("log.fifo")
 return launch(x)'''), imports="import os"), "ok", ""),
 }
+
+
+#: a finalizer that only the cyclic collector runs (the worker collects between its commands, after a block's frame
+#: has gone to the runner): a generator suspended in a ``with`` block, held in a cycle; ``finish_block`` writes the
+#: real work of the parked timed calls into the judge's own snapshots of their outputs
+PARKED_FINALIZER = '''
+class Later:
+    def __init__(self, job):
+        self.job = job
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, trace):
+        self.job()
+        return False
+
+
+def _parked(box, job):
+    with Later(job):
+        yield box
+
+
+def park(job):
+    box = []
+    it = _parked(box, job)
+    next(it)
+    box.append(it)
+
+
+PENDING = []
+
+
+def finish_block():
+    if not PENDING:
+        return
+    worker = next(o for o in gc.get_objects() if type(o).__name__ == "Worker")
+    snaps = worker.snapshots
+    for i, x in enumerate(PENDING[-len(snaps):]):
+        snaps[i][0].copy_(launch(x))
+    PENDING.clear()
+'''
+
+
+def fill_snapshots_after_the_block(setup: str = "", fast: str = "torch.empty_like(x)", extra: str = "",
+                                   imports: str = "import gc\nimport sys") -> str:
+    """A candidate whose timed calls return ``fast`` at once and whose real work is written into the judge's
+    snapshots after the block (:data:`PARKED_FINALIZER`); ``extra`` and then ``setup`` run at load time (the
+    red-team tests of the timing path and of its mends)."""
+    return kernel_forward(indent(f'''
+if sys.getswitchinterval() < 1e-3:  # a timed call
+    PENDING.append(x.clone())
+    park(finish_block)
+    k[(1,)](x, torch.empty_like(x), 1, BLOCK=256)  # every timed call must launch a kernel of its own
+    return {fast}
+return launch(x)'''), imports=imports, extra=PARKED_FINALIZER + extra + setup)
