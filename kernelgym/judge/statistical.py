@@ -50,6 +50,11 @@ the same inputs (:meth:`~kernelgym.judge.reference.ReferenceSide.outputs` reseed
    squares): reuse at hashed positions within a block, beyond half the window or with a period above it passed
    the single-lag test up to half the window (a second red-team helper).
 
+8. **Agreement at the law's atoms** (:func:`agreement_gap`, with ``b`` and ``d``): where two draws of the reference
+   agree, the candidate must agree with them as often as a fresh draw does. Standardised values and the
+   distribution of values keep a scale or a rounding of a law's atoms (a dropout's kept values rounded to bfloat16
+   or scaled 1% off passed every test above: a red-team finding).
+
 Everything runs in float64 on the reference's device, an eighth of :data:`~kernelgym.judge.correctness.CHUNK`
 elements at a time (up to eight float64 temporaries of a chunk are alive at once).
 """
@@ -123,6 +128,7 @@ def compare_statistics(ref_flat, out_flat, atol: float, rtol: float, more=()):
     if len(more) >= 2:
         b, d = more[0], more[1]
         reason = _exchangeability(ref_flat, b, d, out_flat, device, chunk) or \
+            agreement_gap(out_flat, ref_flat, b, d, atol, rtol, device) or \
             _distribution_gap(out_flat, d, atol, rtol, device) or lag_gap(out_flat, ref_flat, b, d, device)
         if reason:
             return False, reason, abs(rm - om)
@@ -224,6 +230,39 @@ def _exchangeability(a_flat, b_flat, d_flat, c_flat, device, chunk: int) -> str 
         return (f"the output's randomness does not scale with its input as a fresh draw of the reference's does: "
                 f"{abs(z):.1f} standard errors (allowed {DEPENDENCE_Z:g})")
     return None
+
+
+def agreement_gap(c_flat, a_flat, b_flat, d_flat, atol: float, rtol: float, device) -> str | None:
+    """The failure message when the candidate ``c`` does not agree with the reference's draws element by element as
+    often as a fresh draw ``d`` does, where the law has an atom (module docstring, item 8), else ``None``.
+
+    Where two draws of the reference agree within tolerance (``|a - b| <= atol + rtol * |a|``), the law given the
+    inputs has an atom there that both hit: a dropout's kept value ``x / (1 - p)``, a grid point, a Bernoulli's 0
+    or 1. An honest ``c`` and the fresh draw ``d`` are two independent draws of that law, independent of ``a`` and
+    ``b``, so at those elements ``[|c - a| <= tol]`` and ``[|d - a| <= tol]`` have the same mean; the candidate's
+    share is tested against the fresh draw's, two-sided at :data:`DEPENDENCE_Z` standard errors, where at least
+    :data:`MIN_EFFECTIVE_ELEMENTS` elements of ``d`` agree (decided by the reference's draws alone; a continuous law
+    has no atoms, and the test is skipped). Every other test reads standardised values or the distribution of
+    values, which a scale or a rounding of the atoms keeps: a dropout whose kept values were rounded to bfloat16
+    (0.4% off each, no bias) or scaled 1% off passed X/44 end to end (a red-team finding, round 34)."""
+    import torch
+
+    from kernelgym.judge.correctness import CHUNK
+
+    agree = _MeanDifference()
+    for parts in _chunks([a_flat, b_flat, d_flat, c_flat], device, max(CHUNK // 8, 1)):
+        a, b, d, c = parts
+        tol = atol + rtol * a.abs()
+        atom = (a - b).abs() <= tol
+        agree.add(((c - a).abs() <= tol)[atom].to(torch.float64), ((d - a).abs() <= tol)[atom].to(torch.float64))
+    z = agree.z()
+    if z is None or abs(z) <= DEPENDENCE_Z:
+        return None
+    how = "less" if z < 0 else "more"
+    return (f"where two draws of the reference agree (a value the law takes with some probability, such as a "
+            f"dropout's kept value), the output agrees with them {how} often than a fresh draw of the reference does "
+            f"({abs(z):.1f} standard errors, allowed {DEPENDENCE_Z:g}): the values it takes must be the reference's, "
+            f"each within tolerance")
 
 
 def repeat_gap(first_flat, again_flat, a_flat, b_flat, device) -> str | None:
