@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import signal
+import stat
 import subprocess
 import time
 import typing
@@ -133,18 +135,73 @@ def live_thread(pid: int) -> int | None:
     return None
 
 
+class Scan(typing.NamedTuple):
+    """What one scan of ``/proc`` found (:func:`live_processes`), kept as the latest: when, the children of every
+    process (live ones and zombies), and the zombies (processes that ended and were not reaped)."""
+
+    when: float
+    children: dict[int, list[int]]
+    zombies: dict[int, int]  # pid -> parent pid
+
+
+#: the latest scan of ``/proc`` (:func:`live_processes`), replaced whole by each scan (so a reader in another thread
+#: sees one scan's or the next's)
+_latest_scan = Scan(float("-inf"), {}, {})
+#: how old the latest scan may be for :func:`zombie_children` to count from it without a scan of its own (a caller
+#: counts a tree's usage right after :func:`descendants` found it: the runner's memory check)
+ZOMBIES_FRESH_S = 1.0
+
+
 def live_processes() -> dict[int, tuple[int, int]]:
     """Every live process: pid -> (parent pid, process group), from one scan of ``/proc``. A zombie counts where a
-    thread of it still runs (:func:`live_thread`)."""
-    out = {}
+    thread of it still runs (:func:`live_thread`). The scan is kept as the latest (:class:`Scan`), zombies
+    included, for :func:`zombie_children` and :func:`cpu_seconds`."""
+    global _latest_scan
+    out, zombies, children = {}, {}, {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         fields = _stat_fields(f"/proc/{entry}/stat")
         if fields is None:
             continue
-        if fields[0] not in _DEAD or live_thread(int(entry)) is not None:
-            out[int(entry)] = (int(fields[1]), int(fields[2]))
+        pid, parent = int(entry), int(fields[1])
+        children.setdefault(parent, []).append(pid)
+        if fields[0] not in _DEAD or live_thread(pid) is not None:
+            out[pid] = (parent, int(fields[2]))
+        else:
+            zombies[pid] = parent
+    _latest_scan = Scan(time.monotonic(), children, zombies)
+    return out
+
+
+def zombie_children(pids) -> int:
+    """How many zombies (processes that ended and were not reaped) have a parent among ``pids``, from the latest
+    scan of ``/proc`` where it is at most :data:`ZOMBIES_FRESH_S` old, else from a scan of its own.
+
+    A zombie runs nothing and holds no memory any RSS shows, but it keeps its process id (and its task's kernel
+    memory) until its parent reaps it: a parent that never does holds as many of the host's process ids as it
+    starts children. :func:`live_processes` leaves zombies out (they cannot be stopped or killed), so a worker's
+    helper that forked 1500 children which exited at once held 1500 process ids past the runner's limit of 1024
+    threads with no flag (a red-team helper, 2026-12-07; this host's ``pid_max`` is 32768)."""
+    scan = _latest_scan
+    if time.monotonic() - scan.when > ZOMBIES_FRESH_S:
+        live_processes()
+        scan = _latest_scan
+    tree = set(pids)
+    return sum(1 for parent in scan.zombies.values() if parent in tree)
+
+
+def _found_below(pids) -> list[int]:
+    """The processes the latest scan of ``/proc`` found below ``pids`` (live or zombies), not among them."""
+    children, given = _latest_scan.children, set(pids)
+    out, todo = [], [child for pid in given for child in children.get(pid, ())]
+    while todo:
+        pid = todo.pop()
+        if pid in given:
+            continue
+        given.add(pid)
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
     return out
 
 
@@ -186,27 +243,87 @@ def signal_each(pids, signum: int) -> None:
 
 def tree_usage(pids) -> tuple[int, int]:
     """Resident memory (bytes) and threads of the processes ``pids`` together (a worker's: :func:`descendants` of
-    its root), from one read of each one's ``/proc/PID/status``. Every thread takes one of the host's process ids."""
+    its root), from one read of each one's ``/proc/PID/status``. Every thread takes one of the host's process ids,
+    and so does every zombie child of theirs (:func:`zombie_children`), counted among the threads."""
     rss = threads = 0
     for pid in pids:
         fields = _status_fields(pid, ("VmRSS:", "Threads:"))
         rss += fields.get("VmRSS:", 0) * 1024  # in kB
         threads += fields.get("Threads:", 0)
-    return rss, threads
+    return rss, threads + zombie_children(pids)
 
 
-def held_file_bytes(pids, limit_fds: int = 4096) -> int:
+#: host kernel memory one file, folder or link of a tmpfs holds whatever its size: its inode and dentry (830 bytes
+#: measured on this project's CPU machine, 600,000 empty files against the slab's growth; a long name takes more)
+TMPFS_INODE_BYTES = 1024
+
+
+def _mount_devices(mountinfo: str | None) -> dict[int, tuple[str, str]]:
+    """The mounts of a ``/proc/PID/mountinfo`` text: device number -> (mount point, file system type); a device
+    mounted twice keeps its first mount point."""
+    out: dict[int, tuple[str, str]] = {}
+    for line in (mountinfo or "").splitlines():
+        fields = line.split()
+        try:
+            major, minor = fields[2].split(":")
+            kind = fields[fields.index("-", 6) + 1]
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])  # \040 is a space
+            out.setdefault(os.makedev(int(major), int(minor)), (point, kind))
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def private_tmpfs_bytes(pids) -> tuple[int, set[int]]:
+    """Host memory the private tmpfs mounts of the processes ``pids`` hold (their own mount namespaces': a
+    sandbox's ``/tmp``, ``/dev/shm``, the covers of its hidden folders, its root), and those mounts' devices.
+
+    Each mount counts its used bytes and :data:`TMPFS_INODE_BYTES` per used inode. A tmpfs's size bounds its bytes,
+    not its inodes (the default ``nr_inodes`` is half the host's pages, per mount), and each empty file holds an
+    inode and a dentry of the host's kernel memory, in no RSS: a red-team helper's worker (2026-12-07) held 500 MB
+    in 600,000 empty files of its ``/tmp`` and ``/dev/shm`` with no flag, and every hidden folder's 1 MiB cover is
+    one more such mount. Read through ``/proc/PID/root`` of one process per mount namespace other than this
+    process's own; a mount of a device this process's namespace mounts too (the transfer folder, bound from the
+    host's ``/dev/shm``) is the runner's to count elsewhere and left out. Nothing where ``/proc`` cannot be read."""
+    own = read_link("/proc/self/ns/mnt")
+    shared = _mount_devices(read_proc("/proc/self/mountinfo"))
+    namespaces, total, devices = set(), 0, set()
+    for pid in pids:
+        namespace = read_link(f"/proc/{pid}/ns/mnt")
+        if namespace is None or namespace == own or namespace in namespaces:
+            continue
+        namespaces.add(namespace)
+        for device, (point, kind) in _mount_devices(read_proc(f"/proc/{pid}/mountinfo")).items():
+            if kind != "tmpfs" or device in shared or device in devices:
+                continue
+            try:
+                st = os.statvfs(f"/proc/{pid}/root{point}")
+            except OSError:
+                continue
+            devices.add(device)
+            total += (st.f_blocks - st.f_bfree) * st.f_frsize + (st.f_files - st.f_ffree) * TMPFS_INODE_BYTES
+    return total, devices
+
+
+def held_file_bytes(pids, limit_fds: int = 4096, limit_total_fds: int = 65536) -> int:
     """Bytes of memory-backed files that the processes ``pids`` hold open but no folder of theirs shows:
     ``memfd_create`` files, files in a ``/dev/shm`` and deleted files (their pages are host memory that no RSS
-    counts until mapped). Each file counts once (by device and inode); at most ``limit_fds`` descriptors are looked
-    at per process, and a process with more counts as over any limit."""
-    seen, total = set(), 0
+    counts until mapped), and what their private tmpfs mounts hold, inodes included (:func:`private_tmpfs_bytes`;
+    a file open on one of those counts there, once). Each file counts once (by device and inode); at most
+    ``limit_fds`` descriptors are looked at per process and ``limit_total_fds`` over all of them, and processes
+    with more count as over any limit: each descriptor costs a read of its link here, and a tree of 1000 processes
+    of 4000 inherited descriptors each (``sleep`` children: no memory to speak of) made every memory check of the
+    runner read 4 million links (42 ms per such process measured here: 40 s of the runner's thread, every 0.5 s of
+    the evaluation; a red-team helper, 2026-12-07; a CUDA worker holds a few hundred)."""
+    total, private = private_tmpfs_bytes(pids)
+    seen, looked_at = set(), 0
     for pid in pids:
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
-        if len(fds) > limit_fds:
+        looked_at += len(fds)
+        if len(fds) > limit_fds or looked_at > limit_total_fds:
             return 1 << 62
         for fd in fds:
             path = f"/proc/{pid}/fd/{fd}"
@@ -217,7 +334,7 @@ def held_file_bytes(pids, limit_fds: int = 4096) -> int:
                 st = os.stat(path)
             except OSError:
                 continue
-            if (st.st_dev, st.st_ino) not in seen:
+            if (st.st_dev, st.st_ino) not in seen and st.st_dev not in private:
                 seen.add((st.st_dev, st.st_ino))
                 total += st.st_blocks * 512
     return total
@@ -227,17 +344,26 @@ class TooManyEntries(Exception):
     """A folder walk (:func:`walk_entries`) read more entries than it was allowed."""
 
 
-def walk_entries(folder, limit_entries: int, max_depth: int | None = None):
+class Unreadable(Exception):
+    """A folder walk (:func:`walk_entries` with ``refuse_unreadable``) met a folder or entry it may not read."""
+
+
+def walk_entries(folder, limit_entries: int, max_depth: int | None = None, refuse_unreadable: bool = False):
     """Every entry (``os.DirEntry``) under ``folder``, depth first, without recursion and following no link; into
     folders at most ``max_depth`` levels below ``folder`` (``None``: all). Raises :class:`TooManyEntries` past
     ``limit_entries`` entries: the folders a worker writes are the candidate's to shape, and a walk must neither
     recurse (a chain of 1500 folders raised ``RecursionError`` in the runner) nor cost more than they are worth.
-    Unreadable folders and entries are skipped."""
+    Unreadable folders and entries are skipped, or with ``refuse_unreadable`` raise :class:`Unreadable` (a folder
+    that is gone is skipped either way)."""
     seen, stack = 0, [(str(folder), 0)]
     while stack:
         path, depth = stack.pop()
         try:
             entries = os.scandir(path)
+        except PermissionError:
+            if refuse_unreadable:
+                raise Unreadable(path) from None
+            continue
         except OSError:
             continue
         with entries:
@@ -256,16 +382,21 @@ def walk_entries(folder, limit_entries: int, max_depth: int | None = None):
 def folder_bytes(folder, limit_entries: int = 100_000, exclude: frozenset = frozenset()) -> int:
     """Bytes the files under ``folder`` take (allocated blocks, so sparse files count what they hold), leaving out
     the paths in ``exclude``, walking at most ``limit_entries`` entries; a folder with more counts as over any
-    limit (its walk would cost the runner more than the files are worth)."""
+    limit (its walk would cost the runner more than the files are worth), and so does one holding a folder or file
+    this process may not read or look up: a worker is the runner's user outside its sandbox and may ``chmod`` what
+    it made, and what a folder of mode 000 (or 300, 400) held was skipped, so counted against no limit (a red-team
+    helper, 2026-12-07; a runner that is root reads it anyway)."""
     total = 0
     try:
-        for entry in walk_entries(folder, limit_entries):
+        for entry in walk_entries(folder, limit_entries, refuse_unreadable=True):
             try:
                 if entry.is_file(follow_symlinks=False) and entry.path not in exclude:
                     total += entry.stat(follow_symlinks=False).st_blocks * 512
+            except PermissionError:
+                return 1 << 62
             except OSError:
                 pass
-    except TooManyEntries:
+    except (TooManyEntries, Unreadable):
         return 1 << 62
     return total
 
@@ -284,10 +415,18 @@ def name_and_cpu(path: str) -> tuple[str, float] | None:
 
 
 def cpu_seconds(pids) -> float:
-    """CPU time (user and system, all threads, and reaped children's) of the processes ``pids`` together; a
-    process that is gone counts 0."""
+    """CPU time (user and system, all threads, and reaped children's) of the processes ``pids`` together, and of
+    every process the latest scan of ``/proc`` found below them (:func:`live_processes`; zombies too, whose CPU
+    time stays readable until they are reaped, then is their reaper's); a process that is gone counts 0.
+
+    The runner looks a worker's processes up at a few points only and counts the CPU they use while it waits
+    (``background_work``): a helper started in the first forward that forked a burner of a second after every
+    forward, and never reaped them, used about that second of CPU in each wait with 0.06 s counted in 9.8 s of
+    waiting (``ok``; a red-team helper, 2026-12-07): the burners were never among the processes looked up. The
+    runner scans ``/proc`` at least every 0.5 s while it waits (its memory check), so a process started since its
+    last lookup counts from the next scan on, its CPU time so far included."""
     total = 0
-    for pid in pids:
+    for pid in list(pids) + _found_below(pids):
         try:
             total += sum(int(v) for v in (_stat_fields(f"/proc/{pid}/stat") or [])[11:15])  # utime, stime, cutime, cstime
         except ValueError:
@@ -377,11 +516,39 @@ def remove_tree(path) -> None:
     except BaseException:  # noqa: BLE001 - RecursionError and whatever else a shaped tree raises
         pass
     if os.path.lexists(path):
+        open_folders(path)
         try:
             subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
         except (OSError, subprocess.SubprocessError):
             pass
+
+
+def open_folders(path, limit_entries: int = 1_000_000) -> None:
+    """Give this process's user read, write and entry to every folder under ``path`` (itself included), following
+    no link, walking at most ``limit_entries`` entries; never raises.
+
+    The folders a worker made are this process's user's outside its sandbox (the worker's uid maps to it), and it
+    may ``chmod`` them: nothing in a folder its owner may not write or enter can be removed, by ``rmtree`` or by
+    ``rm -rf``, so for a runner that is not root the files outlived the evaluation, host memory where they lay in
+    the transfer folder in ``/dev/shm`` (a red-team helper, 2026-12-07). Run after the worker is gone, so nothing
+    undoes it."""
+    seen, stack = 0, [str(path)]
+    while stack and seen <= limit_entries:
+        folder = stack.pop()
+        try:
+            st = os.lstat(folder)
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            if st.st_mode & 0o700 != 0o700:
+                os.chmod(folder, stat.S_IMODE(st.st_mode) | 0o700)
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
 
 
 def wait_gone(pids: list[int], timeout: float = 5.0) -> None:
