@@ -63,7 +63,7 @@ class KnownFalseAlarm(AssertionError):
 
 
 CANDIDATES: dict[str, Candidate] = {
-    'relu_all': Candidate('L1/15_relu', FalseAlarm('forbidden_attribute', '__all__', 'guards._check_private_attributes + guards._check_bindings'), FalseAlarm('forbidden_attribute', '__all__', 'guards._check_private_attributes + guards._check_bindings'), slow=False, text=r'''
+    'relu_all': Candidate('L1/15_relu', None, None, slow=False, text=r'''
 """ReLU in Triton.
 
 A flat 1-D launch over the contiguous tensor; exports only ModelNew.
@@ -191,7 +191,7 @@ class ModelNew(nn.Module):
             softplus_kernel[(triton.cdiv(n, block),)](src, dst, n, self.beta, self.threshold, BLOCK=block)
         return out.view(x.shape)
 '''),
-    'hardtanh_getattr': Candidate('L1/25_hardtanh', FalseAlarm('forbidden_call', 'getattr', 'guards._check_builtin_references + guards._check_calls_and_attrs'), FalseAlarm('forbidden_call', 'getattr', 'guards._check_builtin_references + guards._check_calls_and_attrs'), slow=False, text=r'''
+    'hardtanh_getattr': Candidate('L1/25_hardtanh', None, None, slow=False, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -221,7 +221,7 @@ class ModelNew(nn.Module):
         hardtanh_kernel[(triton.cdiv(n, 1024),)](x, y, n, lo, hi, BLOCK=1024)
         return y
 '''),
-    'sigmoid_inplace_clone': Candidate('L1/17_sigmoid', None, FalseAlarm('torch_fallback', "torch's copies", 'session (torch_copied_bytes >= TORCH_COPY_SHARE * output_bytes)'), slow=False, text=r'''
+    'sigmoid_inplace_clone': Candidate('L1/17_sigmoid', None, FalseAlarm('torch_fallback', "torch's copies", 'session (torch_copied_bytes >= TORCH_COPY_SHARE * output_bytes + reference state + relayout)'), slow=False, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -704,7 +704,7 @@ class ModelNew(nn.Module):
                         C.stride(0), C.stride(1), BM=BM, BN=BN, BK=BK)
         return C
 '''),
-    'matmul_tb_contiguous': Candidate('L1/9_matmul_transposed_b', None, FalseAlarm('torch_fallback', "torch's copies", 'session (torch_copied_bytes >= TORCH_COPY_SHARE * output_bytes)'), slow=False, text=r'''
+    'matmul_tb_contiguous': Candidate('L1/9_matmul_transposed_b', None, None, slow=False, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -971,7 +971,7 @@ class ModelNew(nn.Module):
                                                     self.lr, self.momentum, self.weight_decay, BLOCK=256)
         return (new_param, new_buf)
 '''),
-    'dropout_seed_item': Candidate('X/44_dropout_training', None, FalseAlarm('torch_fallback', 'handed tensor values to host code', 'profile.HostReads via session._refuse_host_reads'), slow=True, text=r'''
+    'dropout_seed_item': Candidate('X/44_dropout_training', None, None, slow=True, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -1033,7 +1033,7 @@ class ModelNew(nn.Module):
         add_noise_kernel[(triton.cdiv(n, 4096),)](x, y, n, SIGMA, seed, BLOCK=4096)
         return y
 '''),
-    'bernoulli_seed_int': Candidate('X/48_bernoulli_from_probs', None, FalseAlarm('torch_fallback', 'handed tensor values to host code', 'profile.HostReads via session._refuse_host_reads'), slow=True, text=r'''
+    'bernoulli_seed_int': Candidate('X/48_bernoulli_from_probs', None, None, slow=True, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -1169,7 +1169,7 @@ class ModelNew(nn.Module):
         bincount_rows_kernel[(B, triton.cdiv(N, BLOCK))](x, counts, N, self.num_bins, BLOCK=BLOCK)
         return counts
 '''),
-    'horner_tolist': Candidate('X/29_polynomial_horner_deg8', None, FalseAlarm('torch_fallback', 'handed tensor values to host code', 'profile.HostReads via session._refuse_host_reads'), slow=False, text=r'''
+    'horner_tolist': Candidate('X/29_polynomial_horner_deg8', None, None, slow=False, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -1271,7 +1271,7 @@ class ModelNew(nn.Module):
         fma_kernel[(triton.cdiv(n, 1024),)](x, y, z, out, n, BLOCK=1024)
         return out
 '''),
-    'type_alias': Candidate('L1/97_fused_multiply_add', FalseAlarm('forbidden_annotation', 'annotates with Tensor', 'guards._check_annotations'), FalseAlarm('forbidden_annotation', 'annotates with Tensor', 'guards._check_annotations'), slow=False, text=r'''
+    'type_alias': Candidate('L1/97_fused_multiply_add', None, None, slow=False, text=r'''
 from typing import Optional
 
 import torch
@@ -1306,7 +1306,7 @@ class ModelNew(nn.Module):
     def forward(self, x: Tensor, y: Tensor, z: Tensor) -> Tensor:
         return fused_multiply_add(x, y, z)
 '''),
-    'main_selftest': Candidate('L1/28_softmax', None, FalseAlarm('torch_fallback', 'calls torch.softmax()', 'guards._check_calls_and_attrs'), slow=False, text=r'''
+    'main_selftest': Candidate('L1/28_softmax', None, None, slow=False, text=r'''
 import torch
 import torch.nn as nn
 import triton
@@ -1341,7 +1341,9 @@ if __name__ == "__main__":
     print("max abs err", (out - ref).abs().max().item())
     assert torch.allclose(out, ref, atol=1e-6), "mismatch"
 '''),
-    'avgpool_fpad': Candidate('L1/54_avg_pool_1d', FalseAlarm('forbidden_module_alias', 'import_module', 'reach._runs_code (via guards._check_reach)'), FalseAlarm('forbidden_module_alias', 'import_module', 'reach._runs_code (via guards._check_reach)'), slow=False, text=r'''
+    # strict: with the static false alarm mended, the run-time aten-op rule refuses F.pad (aten::constant_pad_nd
+    # writes the padded copy, 412% of the output): a strict-policy question, not a static rule
+    'avgpool_fpad': Candidate('L1/54_avg_pool_1d', None, FalseAlarm('torch_fallback', 'torch operators did compute in the forward: aten::constant_pad_nd', 'session (run-time aten ops under strict)'), slow=False, text=r'''
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -1597,7 +1599,8 @@ class ModelNew(nn.Module):
                                          BLOCK_N=BN, BLOCK_M=BM)
         return out
 '''),
-    'global_warn_once': Candidate('L1/17_sigmoid', FalseAlarm('global_state', 'global/nonlocal', 'guards._check_calls_and_attrs'), FalseAlarm('global_state', 'global/nonlocal', 'guards._check_calls_and_attrs'), slow=False, text=r'''
+    # refused by design (global_state): moved to STATIC_BY_DESIGN below
+    'global_warn_once': Candidate('L1/17_sigmoid', None, None, slow=False, text=r'''
 import warnings
 
 import torch
@@ -1712,7 +1715,7 @@ class ModelNew(nn.Module):
                                                               num_warps=CONFIG.warps)
         return y
 '''),
-    'linear_manual_init': Candidate('L2/1_linear_relu_bias_add_scale', FalseAlarm('forbidden_attribute', '_calculate_fan_in_and_fan_out', 'guards._check_private_attributes'), FalseAlarm('forbidden_attribute', '_calculate_fan_in_and_fan_out', 'guards._check_private_attributes'), slow=False, text=r'''
+    'linear_manual_init': Candidate('L2/1_linear_relu_bias_add_scale', None, None, slow=False, text=r'''
 import math
 
 import torch
@@ -1851,6 +1854,11 @@ class ModelNew(nn.Module):
 '''),
 }
 
+#: honest-looking candidates that stay refused under ``strict`` by design (their ``strict`` field names the refusal,
+#: which a plain test below asserts): ``x.clone()`` then an in-place kernel on an elementwise task lets torch's copy
+#: write the whole output, and on a data-movement-bound task a copy is the work (docs/SECURITY.md, the copy rule)
+BY_DESIGN: dict[str, Candidate] = {name: CANDIDATES.pop(name) for name in ("sigmoid_inplace_clone",)}
+
 #: the honest snippets checked statically only (ModelNew around a copy kernel, the snippet at module level or in
 #: the forward): name -> (imports, module-level code, forward lines, None or the false alarm)
 SNIPPET = '''
@@ -1921,24 +1929,28 @@ SNIPPETS = {
     # false alarms (static rules alone)
     "typing_alias_annotation": (
         "from typing import Tuple", "Shape = Tuple[int, int]\n\n\ndef f(s: Shape) -> int:\n    return s[0]",
-        "        f((1, 2))", FalseAlarm("forbidden_annotation", "annotates with Shape", "guards._check_annotations")),
+        "        f((1, 2))", None),
+    # refused by design (global_state): moved to STATIC_BY_DESIGN below
     "nonlocal_counter_closure": (
         "", ("def counter():\n    c = 0\n\n    def inc():\n        nonlocal c\n        c += 1\n        return c\n"
-            "    return inc"), "        counter()()",
-        FalseAlarm("global_state", "global/nonlocal", "guards._check_calls_and_attrs")),
-    "getattr_with_default": ("", "", "        b = getattr(self, 'bias', None)",
-                             FalseAlarm("forbidden_call", "getattr", "guards._check_builtin_references")),
-    "torch_backends_read_only": (
-        "", "", "        ok = torch.backends.cudnn.is_available()",
-        FalseAlarm("forbidden_module_alias", "'backends'", "guards._check_aliases_and_hooks (MODULE_ALIASES)")),
+            "    return inc"), "        counter()()", None),
+    "getattr_with_default": ("", "", "        b = getattr(self, 'bias', None)", None),
+    "torch_backends_read_only": ("", "", "        ok = torch.backends.cudnn.is_available()", None),
     "collections_namedtuple_config": (
-        "from collections import namedtuple", "Cfg = namedtuple('Cfg', ['block', 'warps'])", "",
-        FalseAlarm("forbidden_module_alias", "namedtuple, whose code uses eval", "reach._runs_code")),
-    "F_pad_glue": ("import torch.nn.functional as F", "", "        x = F.pad(x, (1, 1))",
-                   FalseAlarm("forbidden_module_alias", "pad, whose code uses import_module", "reach._runs_code")),
+        "from collections import namedtuple", "Cfg = namedtuple('Cfg', ['block', 'warps'])", "", None),
+    "F_pad_glue": ("import torch.nn.functional as F", "", "        x = F.pad(x, (1, 1))", None),
     "main_block_selftest_matmul": (
-        "", "if __name__ == '__main__':\n    a = torch.randn(4, 4)\n    print(torch.matmul(a, a))", "",
-        FalseAlarm("torch_fallback", "torch.matmul", "guards._check_calls_and_attrs")),  # strict only
+        "", "if __name__ == '__main__':\n    a = torch.randn(4, 4)\n    print(torch.matmul(a, a))", "", None),
+}
+
+#: honest-looking code the static rules refuse by design, not false alarms: ``global``/``nonlocal`` (the
+#: ``global_state`` rule, docs/SECURITY.md "Static rules, one by one": an honest kernel never needs mutable module
+#: state, and refusing it makes an attempt to cache outputs across calls visible as such). Each is asserted refused
+#: with its flag under both policies: name -> (flag, text)
+STATIC_BY_DESIGN: dict[str, tuple[str, str]] = {
+    "global_warn_once": ("global_state", CANDIDATES.pop("global_warn_once").text),
+    "nonlocal_counter_closure": ("global_state", SNIPPET.format(
+        imports="", pre=SNIPPETS.pop("nonlocal_counter_closure")[1], body="        counter()()")),
 }
 
 #: the judge's quick profile with room for the interpreter on a busy 2-core machine
@@ -2025,3 +2037,28 @@ def test_honest_snippet_passes_the_static_checks(name, policy):
     flags = check_source(text, "triton", policy)
     applies = alarm is not None and not (alarm.flag == "torch_fallback" and policy == "partial")
     expect(flags, not flags, alarm if applies else None, f"snippet {name} ({policy})")
+
+
+@pytest.mark.parametrize("policy", ["partial", "strict"])
+@pytest.mark.parametrize("name", sorted(STATIC_BY_DESIGN))
+def test_global_state_is_refused_by_design(name, policy):
+    """``global``/``nonlocal`` stay refused (a documented design choice, not a false alarm to mend)."""
+    flag, text = STATIC_BY_DESIGN[name]
+    assert [f[0] for f in check_source(text, "triton", policy)] == [flag]
+
+
+@pytest.mark.parametrize("name", sorted(BY_DESIGN))
+def test_a_candidate_refused_by_design_passes_partial_and_is_refused_under_strict(judge, bundled_tasks, name):
+    """Not a false alarm: the copy rule refuses ``x.clone()`` and an in-place kernel on an elementwise task under
+    ``strict`` (torch's copy wrote the whole output; the task is not compute-heavy, so no input relayout is
+    allowed), while ``partial`` and the static checks let it through."""
+    cand = BY_DESIGN[name]
+    for policy in ("partial", "strict"):
+        assert check_source(cand.text, "triton", policy) == [], (name, policy)
+    task = bundled_tasks.get(cand.task)
+    ok = judge.evaluate(task, cand.text, profile=PROFILE, torch_policy="partial")
+    assert ok.status == "ok", (ok.status, ok.message)
+    refused = judge.evaluate(task, cand.text, profile=PROFILE, torch_policy="strict")
+    assert refused.status == "rejected", (refused.status, refused.message)
+    assert [f["name"] for f in refused.flags] == [cand.strict.flag], refused.flags
+    assert cand.strict.says in refused.flags[0]["reason"], refused.flags

@@ -441,3 +441,138 @@ def test_super_and_mro_reach_no_class_beyond_the_texts_own(init, forward, refuse
             f"        {init}\n\n    def forward(self, x):\n        return {forward}\n")
     names = {f[0] for f in check_source(text, torch_policy="partial")}
     assert bool(names & {"forbidden_call", "forbidden_attribute"}) == refused, names
+
+
+# ---- false alarms mended (tests/test_honest_variety.py), each with the cheat its rule exists for still refused ----
+
+CUDA_TEXT = ("from torch.utils.cpp_extension import load_inline\nsrc = '__global__ void k(float* x) {}'\n"
+             "class ModelNew:\n    pass\n")
+MAIN_BLOCK = "if __name__ == '__main__':\n    a = torch.randn(4, 4)\n    b = torch.matmul(a, a)\n"
+
+
+@pytest.mark.parametrize("source, flag", [
+    # __all__: only a top-level list or tuple of string constants is the export list
+    (candidate(extra="def f():\n    return 'x'\n__all__ = [f()]"), "forbidden_attribute"),
+    (candidate(extra="__all__ = ['ModelNew']\n__all__.append('k')"), "forbidden_attribute"),
+    (candidate(extra="__all__ = []\n__all__ += ['ModelNew']"), "forbidden_attribute"),
+    (candidate(extra="__all__ = ['ModelNew']\nimport math as __all__"), "forbidden_attribute"),
+    (candidate(extra="__all__ = ['ModelNew']\ndef f(__all__):\n    return 1"), "forbidden_attribute"),
+    (candidate(extra="class Box:\n    __all__ = ['x']"), "forbidden_attribute"),
+    (candidate(extra="__annotations__ = ['x']"), "forbidden_attribute"),
+    # getattr: only the built-in, called by name with a public identifier as a string constant (and a constant
+    # default), read as the attribute it names and judged as such
+    (candidate(pre="c = getattr(x, '__class__')"), "forbidden_call"),
+    (candidate(pre="c = getattr(torch, '_C')"), "forbidden_call"),
+    (candidate(pre="n = 'shape'\n        c = getattr(x, n)"), "forbidden_call"),
+    (candidate(pre="g = getattr\n        c = g(x, 'shape')"), "forbidden_call"),
+    (candidate(pre="c = getattr(*[x, 'shape'])"), "forbidden_call"),
+    (candidate(pre="c = getattr(x, 'shape', x)"), "forbidden_call"),
+    (candidate(pre="c = getattr(x, 'ｍｒｏ')"), "forbidden_call"),  # NFKC folds it to mro in code, not in getattr
+    (candidate(extra="def getattr(o, n):\n    return o\nz = getattr(ModelNew, 'x')"), "forbidden_call"),
+    (candidate(pre="m = getattr(torch, 'sys')"), "forbidden_module_alias"),
+    (candidate(pre="m = getattr(torch, 'cuda', None)"), "forbidden_module_alias"),
+    (candidate(pre="c = getattr(x, 'mro')()"), "forbidden_attribute"),
+    (candidate(pre="getattr(self, 'register_forward_hook')(print)"), "forbidden_hook"),
+    (candidate(pre="getattr(torch.Tensor, 'add', None).x = 1"), "monkeypatch"),
+    (candidate(pre="y0 = getattr(torch, 'matmul')(x, x)"), "torch_fallback"),
+    # the strings moved out of the call stay among the constants the CUDA rules join end to end
+    (CUDA_TEXT + "s = getattr(ModelNew, 'n', ' cudaStreamCre') + 'ate(&s);'", "forbidden_cuda"),
+    # type aliases in annotations: only import-rooted names, built-in classes and subscripts of them
+    (candidate(extra="T = eval\ndef f(x: T):\n    return x"), "forbidden_annotation"),
+    (candidate(extra="T = torch.Tensor\nT = 'int'\ndef f(x: T):\n    return x"), "forbidden_annotation"),
+    (candidate(imports="from typing import Tuple", extra="def mk():\n    return int\nT = Tuple[int, mk()]\n"
+                                                         "def f(x: T):\n    return x"), "forbidden_annotation"),
+    (candidate(imports="from typing import List", extra="T = List['int']\ndef f(x: T):\n    return x"),
+     "forbidden_annotation"),
+    (candidate(extra="T = torch.Tensor if True else 'int'\ndef f(x: T):\n    return x"), "forbidden_annotation"),
+    (candidate(extra="for T in [torch.Tensor]:\n    pass\ndef f(x: T):\n    return x"), "forbidden_annotation"),
+    # the private names nn.Linear's init uses: only _calculate_fan_in_and_fan_out among torch.nn.init's
+    (candidate(pre="torch.nn.init._no_grad_uniform_(x, 0, 1)"), "forbidden_attribute"),
+    (candidate(imports="from torch.nn.init import _calculate_correct_fan"), "forbidden_import"),
+    # the main-block exemption lifts the torch-compute rule only, and only when nothing binds __name__
+    (candidate(extra="__name__ = '__main__'\n" + MAIN_BLOCK), "torch_fallback"),
+    (candidate(extra="for __name__ in ['__main__']:\n    pass\n" + MAIN_BLOCK), "torch_fallback"),
+    (candidate(extra="x0 = (__name__ := '__main__')\n" + MAIN_BLOCK), "torch_fallback"),
+    (candidate(extra=MAIN_BLOCK + "else:\n    c = torch.matmul(a, a)"), "torch_fallback"),
+    (candidate(extra="if True:\n    " + MAIN_BLOCK.replace("\n    ", "\n        ")), "torch_fallback"),
+    (candidate(extra="if '__main__' == __name__:\n    b = torch.matmul(torch.ones(2, 2), torch.ones(2, 2))"),
+     "torch_fallback"),
+    (candidate(extra=MAIN_BLOCK + "    f = eval('1')"), "forbidden_call"),
+    (candidate(extra=MAIN_BLOCK + "    global CACHE"), "global_state"),
+    (candidate(extra=MAIN_BLOCK + "    w = torch.load('w.pt', weights_only=False)"), "forbidden_call"),
+    # (the keyword rule used to be skipped with the torch-compute rule in __init__ as well)
+    (GOOD.replace("super().__init__()", "super().__init__()\n        w = torch.load('w.pt', weights_only=False)"),
+     "forbidden_call"),
+    # torch.backends: read and judged by value; written, it is patching
+    (candidate(pre="torch.backends.cudnn.enabled = False"), "monkeypatch"),
+    (candidate(pre="torch.backends.cuda.matmul.allow_tf32 = True"), "monkeypatch"),
+    (candidate(pre="b = torch.backends.cudnn"), "forbidden_module_alias"),
+    (candidate(pre="f = torch.backends.xeon.run_cpu.start_processes"), "forbidden_module_alias"),
+    (candidate(pre="b = triton.backends"), "forbidden_module_alias"),
+    (candidate(pre="b = torch.nn.backends"), "forbidden_module_alias"),
+    (candidate(imports="from torch import backends"), "forbidden_import"),
+])
+def test_a_mended_false_alarm_keeps_its_cheat_refused(source, flag):
+    assert flag in names(source, "cuda" if source.startswith(CUDA_TEXT) else "triton")
+
+
+@pytest.mark.parametrize("source", [
+    candidate(extra="__all__ = ['ModelNew', 'k']"),
+    candidate(pre="lo = getattr(self, 'min_val', -1.0)\n        b = getattr(self, 'bias', None)"),
+    candidate(imports="from typing import Optional, Tuple", extra="Tensor = torch.Tensor\nShape = Tuple[int, ...]\n"
+              "Maybe = Optional[Tensor]\ndef f(x: Tensor, s: Shape, m: Maybe = None) -> Tensor:\n    return x"),
+    candidate(pre="fan_in, _ = nn.init._calculate_fan_in_and_fan_out(x)"),
+    candidate(extra=MAIN_BLOCK),
+    candidate(pre="ok = torch.backends.cudnn.is_available() and torch.backends.cuda.matmul.allow_tf32"),
+    candidate(imports="import collections", extra="Cfg = collections.namedtuple('Cfg', 'block warps')"),
+    candidate(imports="import torch.nn.functional as F", pre="x = F.pad(x, (1, 1))"),
+])
+def test_a_mended_false_alarm_stays_mended(source):
+    assert names(source) == set()
+
+
+def test_import_module_of_a_constant_does_not_make_a_function_code_running():
+    """``torch.nn.functional.pad`` calls ``importlib.import_module("torch._decomp.decompositions")``: the caller cannot
+    choose that module. Any other use of import_module still makes a function code-running, read from the bytecode:
+    a variable, an argument computed from one, a second argument, a keyword, a constant naming a forbidden module,
+    import_module kept as a value, and the same inside a nested function."""
+    import importlib
+
+    import torch.nn.functional as F
+
+    from kernelgym.judge.reach import _runs_code
+
+    def constant():
+        return importlib.import_module("torch.nn.functional").relu
+
+    def variable(name):
+        return importlib.import_module(name)
+
+    def either(name):
+        return importlib.import_module(name or "torch.nn")
+
+    def chosen(name):
+        return importlib.import_module("torch.nn" if name else "os")
+
+    def relative(package):
+        return importlib.import_module("torch.nn", package)
+
+    def keyword():
+        return importlib.import_module(name="torch.nn")
+
+    def forbidden():
+        return importlib.import_module("os")
+
+    def held():
+        load = importlib.import_module
+        return load("torch.nn")
+
+    def nested(name):
+        def inner():
+            return importlib.import_module(name)
+        return importlib.import_module("torch.nn"), inner
+
+    assert _runs_code(constant) is None
+    assert [_runs_code(f) for f in (F.pad, F.interpolate, F.max_pool3d_with_indices)] == [None] * 3
+    for wrapper in (variable, either, chosen, relative, keyword, forbidden, held, nested):
+        assert "import_module" in (_runs_code(wrapper) or ""), wrapper.__name__

@@ -148,9 +148,11 @@ ALLOWED_DUNDER_NAMES = {"__name__", "__doc__"}
 #: subclassing, descriptors).
 ALLOWED_DUNDER_METHODS = {"__init__", "__post_init__", "__repr__", "__str__", "__len__", "__iter__", "__next__",
                           "__getitem__", "__contains__", "__enter__", "__exit__", "__call__"}
-#: Private helpers of torch's that honest convolution code imports (``from torch.nn.modules.utils import _pair``);
-#: every other private name of a module is refused (:func:`_check_private_module_attributes`).
-ALLOWED_PRIVATE_NAMES = {"_pair", "_single", "_triple", "_quadruple", "_ntuple"}
+#: Private helpers of torch's that honest code uses: convolution code imports ``from torch.nn.modules.utils import
+#: _pair``, and ``nn.Linear``'s own init code computes its bound with ``nn.init._calculate_fan_in_and_fan_out`` (a
+#: pure function of a tensor's shape); every other private name of a module is refused
+#: (:func:`_check_private_attributes`). The reach rules still judge what the name resolves to.
+ALLOWED_PRIVATE_NAMES = {"_pair", "_single", "_triple", "_quadruple", "_ntuple", "_calculate_fan_in_and_fan_out"}
 #: Keyword arguments that make a loader unpickle, which runs whatever callable the data names.
 PICKLE_KEYWORDS = {"weights_only", "allow_pickle", "pickle_module"}
 #: Attribute names that install code to run later: module/tensor/autograd hooks (also the ``_forward_hooks`` dicts
@@ -279,6 +281,8 @@ def _all_flags(source: str, backend: str) -> list[tuple[str, str]]:
             if _too_complex(tree, flags):
                 return flags
             source = ast.unparse(tree)
+    if _getattr_as_attributes(source, tree):  # getattr(obj, "name"): judged below as obj.name
+        source = ast.unparse(tree)
     _check_imports(tree, flags)
     _check_builtin_references(source, flags)
     _check_calls_and_attrs(tree, flags)
@@ -325,6 +329,58 @@ def _is_expression(text: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def _is_literal_attribute_name(node: ast.AST) -> bool:
+    """Whether ``node`` is a string constant that is a public attribute name as written in code: an ASCII identifier
+    (no NFKC folding between the text and the name looked up), not a keyword, not private or dunder."""
+    import keyword
+
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isascii() \
+        and node.value.isidentifier() and not keyword.iskeyword(node.value) and not node.value.startswith("_")
+
+
+def _is_constant_default(node: ast.AST) -> bool:
+    """A constant (``None``, ``-1.0``, ``"fast"``): nothing in it names or runs anything."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+        return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex)
+    return isinstance(node, ast.Constant)
+
+
+def _getattr_as_attributes(source: str, tree: ast.Module) -> bool:
+    """Rewrite, in ``tree``, each call ``getattr(obj, "name")`` and ``getattr(obj, "name", default)`` of the built-in
+    to ``obj.name``, so that every later rule (attribute, private, hook, reach, monkeypatch, torch-compute) judges it
+    as the attribute it reads; returns whether any was rewritten (the caller unparses the tree for the rules that
+    read the text). Only the exact shape: the built-in called by its own name (no scope of the text binds
+    ``getattr``), two or three positional arguments and no star or keyword, the name a public identifier written as
+    a string constant (:func:`_is_literal_attribute_name`), the default a constant (:func:`_is_constant_default`).
+    Anything else is left as it is, for the ``forbidden_call`` rules to refuse: a computed or private name,
+    ``getattr`` aliased or passed around. The constants moved out of the call (the name, a default) are kept in
+    the tree as statements at their own places, so the rules that read string constants (CUDA sources joined end
+    to end) see the same strings."""
+    if "getattr" not in source:
+        return False
+    for _, sym in _symbols(source)[1]:
+        if sym.get_name() == "getattr" and (sym.is_assigned() or sym.is_imported() or sym.is_parameter()
+                                            or sym.is_namespace() or sym.is_local()):
+            return False  # the text's own getattr: its calls are not the built-in's
+    moved: list[ast.AST] = []
+
+    class Rewrite(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            args = node.args
+            if isinstance(node.func, ast.Name) and node.func.id == "getattr" and not node.keywords \
+                    and len(args) in (2, 3) and not any(isinstance(a, ast.Starred) for a in args) \
+                    and _is_literal_attribute_name(args[1]) and (len(args) == 2 or _is_constant_default(args[2])):
+                moved.extend(args[1:])
+                return ast.copy_location(ast.Attribute(value=args[0], attr=args[1].value, ctx=ast.Load()), node)
+            return node
+
+    Rewrite().visit(tree)
+    tree.body.extend(ast.copy_location(ast.Expr(value=constant), constant) for constant in moved)
+    return bool(moved)
 
 
 def _check_text(source: str, flags: list) -> None:
@@ -403,12 +459,15 @@ def _check_builtin_references(source: str, flags: list) -> None:
 
 
 def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
+    bindings = _import_bindings(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in MODULE_ALIASES \
                 and not _dotted(node).endswith("nn.modules") \
-                and not (node.attr == "modules" and _dotted(node).split(".")[0] in PRIVATE_ATTRIBUTE_OWNERS):
+                and not (node.attr == "modules" and _dotted(node).split(".")[0] in PRIVATE_ATTRIBUTE_OWNERS) \
+                and not _is_torch_backends(node, bindings):
             # torch.nn.modules is the nn package itself; self.modules() is nn.Module's own (a module cannot be
-            # held by self: _check_module_values)
+            # held by self: _check_module_values); torch.backends (cudnn.is_available()) is judged by value in
+            # _check_reach, and writes to it are monkeypatching
             _flag(flags, "forbidden_module_alias", f"uses {ast.unparse(node)[:80]}: reaches the forbidden module "
                                                    f"{node.attr!r} through another one")
         if isinstance(node, ast.Attribute) and HOOK_ATTR.search(node.attr):
@@ -421,6 +480,15 @@ def _check_aliases_and_hooks(tree: ast.Module, flags: list) -> None:
                 and node.name not in ALLOWED_DUNDER_METHODS:
             _flag(flags, "forbidden_hook", f"defines {node.name}: the interpreter or a library would call it on its "
                                            f"own (allowed: {', '.join(sorted(ALLOWED_DUNDER_METHODS))})")
+
+
+def _is_torch_backends(node: ast.Attribute, bindings: dict[str, str]) -> bool:
+    """Whether ``node`` is ``torch.backends`` written from a name an import binds to ``torch`` (``torch.backends``,
+    ``T.backends`` after ``import torch as T``): torch's backend switches and queries, not Triton's
+    ``triton.backends`` the alias ``backends`` is listed for. What is reached through it is judged by value
+    (:func:`_check_reach`, :func:`_check_module_values`) and any write to it is a ``monkeypatch``."""
+    root, _, rest = _dotted(node).partition(".")
+    return node.attr == "backends" and rest == "backends" and bindings.get(root) == "torch"
 
 
 def _check_super(tree: ast.Module, flags: list) -> None:
@@ -448,15 +516,20 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
     # constructors may use torch to build parameters and buffers exactly as the reference does
     in_init = {id(sub) for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) and fn.name == "__init__"
                for sub in ast.walk(fn)}
+    # a self-test under `if __name__ == "__main__":` never runs in the judge (only the torch-compute rule is lifted)
+    in_main = _main_block_nodes(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS:
                 _flag(flags, "forbidden_call", f"calls {func.id}(): dynamic code and attribute access are not allowed")
+            for kw in node.keywords:  # a hard rule: in __init__ and a main block too
+                if kw.arg in PICKLE_KEYWORDS:
+                    _flag(flags, "forbidden_call", f"passes {kw.arg}=: unpickling runs whatever the data names")
             dotted = _dotted(func)
             head, _, last = dotted.rpartition(".")
-            if id(node) in in_init:
-                continue
+            if id(node) in in_init or id(node) in in_main:
+                continue  # the torch-compute rule only
             if (last in TORCH_COMPUTE and head and head.split(".")[0] in _TORCH_MODULE_NAMES) \
                     or (not head and last in torch_names):
                 _flag(flags, "torch_fallback", f"calls {dotted}(): the main work must be done by your own "
@@ -466,9 +539,6 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
                                                                  "sort", "argsort", "conv2d"} \
                     and head.split(".")[0] not in {"tl", "triton"}:
                 _flag(flags, "torch_fallback", f"calls .{func.attr}(): the main work must be done by your own kernels")
-            for kw in node.keywords:
-                if kw.arg in PICKLE_KEYWORDS:
-                    _flag(flags, "forbidden_call", f"passes {kw.arg}=: unpickling runs whatever the data names")
         elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRS:
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: streams, graphs, processes, exits and "
                                                 f"interpreter internals are not allowed")
@@ -481,10 +551,40 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
                                                 f"interpreter internals")
         elif isinstance(node, ast.Name) and node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
             _flag(flags, "forbidden_attribute", f"uses {node.id}")
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and id(node) not in in_main:
             _flag(flags, "torch_fallback", "uses the @ operator: matrix products must run in your own kernels")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             _flag(flags, "global_state", "uses global/nonlocal state: outputs may not be cached across calls")
+
+
+def _main_block_nodes(tree: ast.Module) -> set[int]:
+    """The ``id`` of every node in the body of a top-level ``if __name__ == "__main__":`` (that exact test; its
+    ``else`` is not included), when nothing in the text binds ``__name__`` (:func:`_binds_name`). The worker runs
+    the text as a module named ``candidate`` (``types.ModuleType("candidate")``, kernelgym/judge/worker.py), so the
+    block never runs there: a self-test in it does no work for the model. Empty when ``__name__`` is bound
+    anywhere (``__name__ = "__main__"`` would run the block)."""
+    blocks = [node for node in tree.body if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+              and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"
+              and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq)
+              and len(node.test.comparators) == 1 and isinstance(node.test.comparators[0], ast.Constant)
+              and node.test.comparators[0].value == "__main__" and isinstance(node.test.comparators[0].value, str)]
+    if not blocks or _binds_name(tree, "__name__"):
+        return set()
+    return {id(sub) for block in blocks for statement in block.body for sub in ast.walk(statement)}
+
+
+def _binds_name(tree: ast.Module, name: str) -> bool:
+    """Whether ``name`` occurs in the tree other than as a plain read (a ``Name`` loaded), another object's attribute
+    (``f.__name__``) or a string: any field of any node holding it (an assignment or deletion target, an import or
+    ``as`` name, a ``def``/``class``/parameter/keyword/``except``/``global``/pattern name), whatever the Python."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Constant)) or isinstance(node, ast.Name) and isinstance(node.ctx,
+                                                                                                       ast.Load):
+            continue
+        for _, value in ast.iter_fields(node):
+            if value == name or isinstance(value, list) and name in value:
+                return True
+    return False
 
 
 def _is_dunder(name: str) -> bool:
@@ -529,13 +629,15 @@ def _check_private_attributes(tree: ast.Module, flags: list) -> None:
     ``self``, ``cls`` and ``ctx`` count only as a method's first parameter, never reassigned in it
     (:func:`_own_object_names`): a plain function's parameter named ``self`` is any object its caller passes."""
     own = _own_object_names(tree)
+    exports = _export_list_targets(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr) \
                 and node.attr not in ALLOWED_PRIVATE_NAMES \
                 and not (isinstance(node.value, ast.Name) and id(node.value) in own):
             _flag(flags, "forbidden_attribute", f"uses {_dotted(node) or '.' + node.attr}: private attributes are "
                                                 f"allowed on self only")
-        elif isinstance(node, ast.Name) and _is_dunder(node.id) and node.id not in ALLOWED_DUNDER_NAMES:
+        elif isinstance(node, ast.Name) and _is_dunder(node.id) and node.id not in ALLOWED_DUNDER_NAMES \
+                and id(node) not in exports:
             _flag(flags, "forbidden_attribute", f"uses the name {node.id}: the interpreter's own names are not allowed")
 
 
@@ -744,20 +846,56 @@ def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
             _flag(flags, "forbidden_syntax", "uses a match statement: its patterns read attributes and bind names "
                                              "out of the rules' sight; use if/elif")
     allowed = ALLOWED_DUNDER_NAMES | ALLOWED_DUNDER_METHODS
+    exports = _only_export_list(source, tree)
     for _, sym in _symbols(source)[1]:
         name = sym.get_name()
         if name == "__class__" and sym.is_free():
             continue  # the cell super() reads: bound by the interpreter, not the candidate
+        if name == "__all__" and exports:
+            continue  # the module's list of exported names, a list of strings (:func:`_export_list_targets`)
         if _is_dunder(name) and name not in allowed:
             _flag(flags, "forbidden_attribute", f"binds the name {name}: the interpreter's own names are not "
                                                 f"allowed")
 
 
+def _export_list_targets(tree: ast.Module) -> set[int]:
+    """The ``id`` of each ``__all__`` that is the one target of a top-level ``__all__ = [...]`` (or a tuple) of
+    string constants: the module's export list, data that only ``from candidate import *`` reads (nothing does)."""
+    return {id(node.targets[0]) for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple))
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)}
+
+
+def _only_export_list(source: str, tree: ast.Module) -> bool:
+    """Whether ``__all__`` occurs in the text only as the target of export lists (:func:`_export_list_targets`): no
+    read, no other assignment, no binding without a written name (an import ``as``, a ``def``, a parameter, an
+    ``except ... as``) and no use in any inner scope (:mod:`symtable`)."""
+    targets = _export_list_targets(tree)
+    if not targets or any(isinstance(n, ast.Name) and n.id == "__all__" and id(n) not in targets
+                          or isinstance(n, ast.ExceptHandler) and n.name == "__all__" for n in ast.walk(tree)):
+        return False
+    top = symtable.symtable(source, "candidate.py", "exec")
+    sym = top.lookup("__all__")
+    if sym.is_imported() or sym.is_parameter() or sym.is_namespace() or sym.is_declared_global():
+        return False
+    todo = list(top.get_children())
+    while todo:
+        table = todo.pop()
+        if "__all__" in table.get_identifiers():
+            return False
+        todo.extend(table.get_children())
+    return True
+
+
 def _check_annotations(tree: ast.Module, flags: list) -> None:
     """An annotation names a type: no call in it, and no name that is assigned a value anywhere (``A = "code"``,
     then ``def f(x: A)``: ``typing.get_type_hints``, which ``functools.singledispatchmethod.register`` calls,
-    evaluates the string A holds, a fifth red-team helper). String annotations are checked as code elsewhere."""
+    evaluates the string A holds, a fifth red-team helper), except a type alias (:func:`_type_aliases`:
+    ``Tensor = torch.Tensor``, ``Shape = Tuple[int, int]``), which holds what the annotation could have written
+    itself. String annotations are checked as code elsewhere."""
     assigned: set[str] = set()
+    values: dict[str, list] = {}  # name -> the value of each binding (None: not a plain assignment to the name)
     for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
@@ -766,14 +904,56 @@ def _check_annotations(tree: ast.Module, flags: list) -> None:
             [node.optional_vars] if isinstance(node, ast.withitem) and node.optional_vars is not None else []
         for target in targets:
             assigned |= _bound_names(target)
+            plain = isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name)
+            for name in _bound_names(target):
+                values.setdefault(name, []).append(node.value if plain else None)
+    aliases = _type_aliases(values, _import_bindings(tree), assigned)
     for node in ast.walk(tree):
         notes = [node.annotation] if isinstance(node, (ast.arg, ast.AnnAssign)) else \
             [node.returns] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
         for note in notes:
             for sub in ast.walk(note) if note is not None else ():
-                if isinstance(sub, ast.Call) or isinstance(sub, ast.Name) and sub.id in assigned:
+                if isinstance(sub, ast.Call) or isinstance(sub, ast.Name) and sub.id in assigned - aliases:
                     _flag(flags, "forbidden_annotation", f"annotates with {ast.unparse(note)[:60]}: an annotation "
                                                          f"names a type, not a value computed at run time")
+
+
+def _type_aliases(values: dict[str, list], bindings: dict[str, str], assigned: set[str]) -> set[str]:
+    """The names whose every binding is a plain assignment (``=``, or annotated with a value) of a type expression:
+    a name bound by an import and never assigned, a dotted name rooted at one (``torch.Tensor``), a built-in class
+    the text never binds (``int``), another such alias, a subscript of these (``Tuple[int, int]``,
+    ``Callable[[Tensor], None]``, ``None`` and ``...`` among its arguments) or a ``|`` of them. No call, no string
+    constant (a string is what ``get_type_hints`` evaluates), no other built-in (``T = eval``), no other name."""
+    import builtins
+
+    def names_a_type(expr: ast.AST, aliases: set[str]) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in bindings and expr.id not in assigned or expr.id in aliases or (
+                expr.id not in bindings and expr.id not in assigned and expr.id != "type"
+                and isinstance(getattr(builtins, expr.id, None), type))
+        if isinstance(expr, ast.Attribute):
+            root = _dotted(expr).split(".")[0]
+            return bool(root) and root in bindings and root not in assigned
+        if isinstance(expr, ast.Subscript):
+            return names_a_type(expr.value, aliases) and argument(expr.slice, aliases)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            return argument(expr.left, aliases) and argument(expr.right, aliases)
+        return False
+
+    def argument(expr: ast.AST, aliases: set[str]) -> bool:
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return all(argument(e, aliases) for e in expr.elts)
+        if isinstance(expr, ast.Constant):
+            return expr.value is None or expr.value is Ellipsis
+        return names_a_type(expr, aliases)
+
+    aliases: set[str] = set()
+    while True:  # aliases of aliases
+        found = {name for name, bound in values.items() if name not in bindings
+                 and all(value is not None and names_a_type(value, aliases) for value in bound)}
+        if found <= aliases:
+            return aliases
+        aliases |= found
 
 
 def _check_structure(tree: ast.Module, flags: list) -> None:

@@ -90,7 +90,9 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
     """Summarise profiler events: kernel times by ownership, aten compute ops seen. Pure function of the events.
 
     ``events`` are ``(name, is_device_kernel, device_us)`` tuples, or ``(name, is_device_kernel, device_us,
-    on_host)`` where ``on_host`` marks an operator that put no work on a device (:func:`host_only_events`). With
+    on_host)`` where ``on_host`` marks an operator that put no work on a device (:func:`host_only_events`), or
+    ``(..., on_host, exempt)`` where ``exempt`` marks an operator inside a range of :class:`HostReads`'s trusted
+    ones (a factory call or host read it let through): one of :data:`EXEMPT_OPS` there is no torch compute. With
     ``strict_aten`` (CPU mode) every dispatcher operator (:data:`DISPATCHER_OP`, any namespace) but those of
     :data:`ATEN_DATA_MOVEMENT` counts as torch compute; without (a GPU, where torch's work shows as other kernels'
     time) those of :data:`ATEN_COMPUTE`, and every other such operator that ran ``on_host``: torch computing on host
@@ -102,7 +104,8 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
     foreign: dict[str, float] = {}
     aten: set[str] = set()
     host_copies = 0
-    for name, is_kernel, dev_us, *on_host in events:
+    for name, is_kernel, dev_us, *rest in events:
+        on_host, exempt = rest[:1], len(rest) > 1 and rest[1] is True
         if is_kernel:
             total += dev_us
             kernels[name] = kernels.get(name, 0.0) + dev_us
@@ -111,6 +114,8 @@ def coverage_from_events(events, names: list[str], strict_aten: bool = False) ->
                 mine += dev_us
             else:
                 foreign[name] = foreign.get(name, 0.0) + dev_us
+        elif exempt and EXEMPT_OPS.match(name):
+            continue
         elif ATEN_COMPUTE.match(name) or ((strict_aten or any(on_host)) and DISPATCHER_OP.match(name)
                                           and not ATEN_DATA_MOVEMENT.match(name)):
             aten.add(name)
@@ -155,11 +160,12 @@ def events_of(prof) -> list:
     return prof.events() if callable(getattr(prof, "events", None)) else prof.function_events
 
 
-def profile_forward(model, inputs, device: str, names: list[str], launches=None) -> tuple[dict, object]:
+def profile_forward(model, inputs, device: str, names: list[str], launches=None, reads=None) -> tuple[dict, object]:
     """Profile one forward call; its summary (:func:`coverage_from_events`) and its output, which the judge
     compares like any trial's (a candidate that behaves differently under the profiler gains nothing).
     ``launches``, the worker's :class:`LaunchCounter`, says how many bytes the interpreter's own copies of its
-    kernels' arguments wrote in the forward (:func:`torch_copied_bytes`)."""
+    kernels' arguments wrote in the forward (:func:`torch_copied_bytes`); ``reads``, the worker's
+    :class:`HostReads` (armed by its ``begin``), which ranges hold the factory calls and reads it let through."""
     import torch
 
     allowed = launches.interpreter_copy_bytes if launches is not None else 0
@@ -170,11 +176,12 @@ def profile_forward(model, inputs, device: str, names: list[str], launches=None)
             torch.cuda.synchronize()
     events = events_of(prof)
     on_host = host_only_events(events) if device.startswith("cuda") else set()
+    exempt = within_trusted(events, set(reads.trusted)) if reads is not None else set()
     rows = []
     for e in events:
         is_kernel = str(getattr(e, "device_type", "")).endswith("CUDA")
         dev_us = float(e.time_range.elapsed_us()) if is_kernel else 0.0
-        rows.append((e.name, is_kernel, dev_us, id(e) in on_host))
+        rows.append((e.name, is_kernel, dev_us, id(e) in on_host, id(e) in exempt))
     report = coverage_from_events(rows, names, strict_aten=not device.startswith("cuda"))
     if not device.startswith("cuda"):
         outs = output if isinstance(output, (tuple, list)) else (output,)
@@ -365,12 +372,63 @@ class LaunchCounter:
         return sum(n for name, n in self.counts.items() if name in names)
 
 
+#: the ``torch`` factories whose values no tensor carries in (called without a tensor argument anywhere, no
+#: ``out=``, no ``generator=``): random draws and constants. A CPU tensor one of them made in a forward may be read
+#: by host code under ``strict`` (a Random task's seed, ``torch.randint(...).item()``) while its storage holds the
+#: bytes the factory wrote (:class:`HostReads`). ``empty`` and its kin are not here: their values are whatever the
+#: allocator's block held before, an input-derived temporary the forward just freed among them
+RANDOM_FACTORIES = ("rand", "randn", "randint", "randperm")
+CONSTANT_FACTORIES = ("zeros", "ones", "full", "arange", "linspace", "logspace", "eye")
+#: the reads that copy values out to a Python object (not ``numpy``, ``__array__`` or ``__dlpack__``: those alias
+#: the memory, which a kernel may write after the read was let through)
+VALUE_READS = frozenset({"tolist", "item", "__float__", "__int__", "__complex__", "__index__", "__bool__"})
+#: the largest storage whose reads may be exempt (a seed, a few coefficients): its bytes are kept at creation
+EXEMPT_MAX_BYTES = 1 << 16
+#: the most storages one forward's factories may have recorded (and the model's own small tensors, apiece)
+EXEMPT_MAX_RECORDS = 256
+#: the aten operators an exempt factory call or read runs that are not data movement (:data:`ATEN_DATA_MOVEMENT`):
+#: forgiven by the profile only inside a range :class:`HostReads` opened and trusted (:attr:`HostReads.trusted`)
+EXEMPT_OPS = re.compile(r"^aten::(rand|randn|randint|randperm|random_|uniform_|normal_|scalar_tensor|linspace|"
+                        r"logspace|eye|item|_local_scalar_dense|is_pinned)$")
+#: the prefix of those ranges' names; each name ends in a nonce drawn for that call alone
+EXEMPT_RANGE = f"kernelgym_exempt_{secrets.token_hex(8)}_"
+
+
+def within_trusted(events, trusted) -> set[int]:
+    """The ``id()`` of every event nested in a range whose name is one of ``trusted`` (:attr:`HostReads.trusted`):
+    a name seen more than once (a range the forward opened with a name it read) is trusted nowhere."""
+    seen: dict[str, list] = {}
+    for e in events:
+        name = getattr(e, "name", None)
+        if isinstance(name, str) and name in trusted:
+            seen.setdefault(name, []).append(e)
+    inside: set[int] = set()
+    pending = [v[0] for v in seen.values() if len(v) == 1]
+    while pending:
+        event = pending.pop()
+        if id(event) not in inside:
+            inside.add(id(event))
+            pending.extend(getattr(event, "cpu_children", None) or [])
+    return inside
+
+
 class HostReads:
     """Counts the calls that hand a tensor's values to host code other than torch's: numpy (``Tensor.numpy``,
     ``__array__``, which ``np.asarray(t)`` and every numpy function given a tensor call), DLPack, Python lists and
     numbers. Under the ``strict`` policy a forward that makes one computed something outside the candidate's
     kernels: numpy's ``np.dot`` on the inputs, with a Triton copy kernel writing the result, was ``ok`` (a red-team
     helper, 2026-12-06); on the CPU no aten operator shows it, on a GPU no kernel time does.
+
+    Not counted, between :meth:`begin` and :meth:`end` (the judged forwards): a read that copies values out
+    (:data:`VALUE_READS`) of a plain CPU tensor whose whole storage holds, byte for byte, either what a factory of
+    :data:`RANDOM_FACTORIES` or :data:`CONSTANT_FACTORIES` wrote into it in this forward, called through this
+    module's wrapper without a tensor argument (a random draw only while torch's CPU generator was where the last
+    such draw, or :meth:`begin`, left it: a state set from a tensor would carry values in), or what one of the
+    model's own parameters and buffers held when :meth:`begin` was called (:meth:`_unchanged`). Values are compared
+    before and after the read, not writes tracked: a kernel's write, ``copy_``, ``out=``, ``set_``, a storage's own
+    ``copy_`` or a shared storage all change the bytes, and a storage the forward took over (``set_`` of an input's)
+    is not a recorded one. Such a read is run inside a profiler range of a name drawn for it (:attr:`trusted`),
+    inside which the profile forgives :data:`EXEMPT_OPS`.
 
     Installed in the worker before any candidate code and never switched off, like :class:`LaunchCounter`, so a
     forward cannot tell the counted calls from the others; :attr:`installed` names the wrapped methods."""
@@ -388,10 +446,33 @@ class HostReads:
     def __init__(self):
         self.count = 0
         self.installed: list[str] = []
+        #: reads let through uncounted since :meth:`begin`
+        self.exempt = 0
+        #: the names of the profiler ranges of this forward's exempt calls (:func:`within_trusted`)
+        self.trusted: set[str] = set()
+        self._armed = False
+        self._made: dict = {}  # (storage address, bytes) -> (tensor kept alive, its bytes at creation)
+        self._constants: dict = {}  # the same, for the model's parameters and buffers at begin
+        self._rng = None  # the CPU generator's state where the last exempt draw (or begin) left it
+        self._tools = None
 
     def install(self) -> bool:
+        import ctypes
         import importlib
 
+        import torch
+        from torch.autograd.profiler import record_function
+
+        c = torch._C
+        self._tools = {"tensors": (torch.Tensor, torch.nn.Parameter), "storage": torch.Tensor.untyped_storage,
+                       "ptr": torch.UntypedStorage.data_ptr, "nbytes": torch.UntypedStorage.nbytes,
+                       "device": c.StorageBase.__dict__["device"].__get__, "pinned": torch.UntypedStorage.is_pinned,
+                       "bytes": ctypes.string_at, "range": record_function, "token": secrets.token_hex,
+                       "modes": (c._len_torch_function_stack, c._len_torch_dispatch_stack),
+                       "generator": torch.default_generator, "get_state": torch.Generator.get_state,
+                       "module": torch.nn.Module, "dict": dict,
+                       "plain": (int, float, bool, complex, str, type(None), torch.dtype, torch.device, torch.layout,
+                                 torch.memory_format, torch.Size)}
         for path, names in self.METHODS:
             module, _, cls_name = path.rpartition(".")
             cls = getattr(importlib.import_module(module), cls_name, None)
@@ -399,18 +480,161 @@ class HostReads:
                 original = getattr(cls, name, None)
                 if original is None or getattr(original, "_kernelgym_counts", False):
                     continue
-                setattr(cls, name, self._counting(original))
+                exemptable = path == "torch.Tensor" and name in VALUE_READS
+                setattr(cls, name, self._counting(original, exemptable))
                 self.installed.append(f"{path}.{name}")
+        for name in RANDOM_FACTORIES + CONSTANT_FACTORIES:
+            original = getattr(torch, name, None)
+            if original is None or getattr(original, "_kernelgym_counts", False):
+                continue
+            wrapped = self._recording(original, name in RANDOM_FACTORIES)
+            setattr(torch, name, wrapped)
+            self.installed.append(f"torch.{name}")
+            register = getattr(getattr(torch.jit, "_builtins", None), "_register_builtin", None)
+            if register is not None:  # TorchScript still knows the op (as dynamo does for manual_seed)
+                register(wrapped, f"aten::{name}")
         return bool(self.installed)
 
-    def _counting(self, original):
-        """``original`` wrapped to count each call in :attr:`count`."""
+    # -- the judged forwards ------------------------------------------------------------------------------
+    def begin(self, model=None) -> None:
+        """Start a judged forward: no factory-made storage is recorded yet; the small CPU parameters and buffers of
+        ``model`` (walked through the modules' own dictionaries, no method of the model's called) are recorded with
+        their bytes now."""
+        self._armed = False
+        self._made.clear()
+        self._constants.clear()
+        self.trusted = set()
+        self.exempt = 0
+        tools = self._tools
+        if tools is None:
+            return
+        pending, seen = [model], set()
+        while pending and len(self._constants) < EXEMPT_MAX_RECORDS:
+            module = pending.pop()
+            if not isinstance(module, tools["module"]) or id(module) in seen:
+                continue
+            seen.add(id(module))
+            state = object.__getattribute__(module, "__dict__")
+            for key in ("_parameters", "_buffers"):
+                values = state.get(key)
+                for value in (tools["dict"].values(values) if type(values) is tools["dict"] else ()):
+                    record = self._record(value)
+                    if record is not None:
+                        self._constants[record[0]] = record[1]
+            children = state.get("_modules")
+            if type(children) is tools["dict"]:
+                pending.extend(tools["dict"].values(children))
+        self._rng = self._rng_state()
+        self._armed = True
+
+    def end(self) -> None:
+        """End a judged forward: nothing is recorded or exempt until the next :meth:`begin` (the records go)."""
+        self._armed = False
+        self._made.clear()
+        self._constants.clear()
+
+    def _rng_state(self):
+        tools = self._tools
+        state = tools["get_state"](tools["generator"])
+        storage = tools["storage"](state)
+        return tools["bytes"](tools["ptr"](storage), tools["nbytes"](storage))
+
+    def _record(self, tensor):
+        """``((address, bytes), (tensor, its storage's bytes now))`` for a plain CPU tensor of a small unpinned
+        storage, else ``None``."""
+        tools = self._tools
+        if type(tensor) not in tools["tensors"]:
+            return None
+        try:  # a tensor without a storage (sparse, nested, a functional wrapper) raises: never exempt
+            storage = tools["storage"](tensor)
+            ptr, nbytes = tools["ptr"](storage), tools["nbytes"](storage)
+            if not ptr or not 0 < nbytes <= EXEMPT_MAX_BYTES or tools["device"](storage).type != "cpu" or \
+                    tools["pinned"](storage):
+                return None
+        except Exception:  # noqa: BLE001
+            return None
+        return (ptr, nbytes), (tensor, tools["bytes"](ptr, nbytes))
+
+    def _unchanged(self, tensor):
+        """The key of ``tensor``'s storage where it is a recorded one holding its recorded bytes and no torch mode
+        is on (a mode's handler would run inside the read), else ``None``."""
+        tools = self._tools
+        if not self._armed or any(depth() for depth in tools["modes"]):
+            return None
+        found = self._record(tensor)
+        if found is None:
+            return None
+        key, (_, now) = found
+        kept = self._made.get(key) or self._constants.get(key)
+        return key if kept is not None and kept[1] == now else None
+
+    def _counting(self, original, exemptable: bool = False):
+        """``original`` wrapped to count each call in :attr:`count` (but an exempt read of :meth:`_unchanged`)."""
         counter = self
+        unchanged = self._unchanged
+        tools = self._tools
 
         def read(*args, **kwargs):
+            if exemptable and counter._armed and len(args) == 1 and not kwargs:
+                name = EXEMPT_RANGE + tools["token"](8)
+                with tools["range"](name):  # the checks' own operators (``is_pinned``) inside it too
+                    key = unchanged(args[0])
+                    out = original(*args)
+                    # also after: nothing wrote it while the read ran
+                    exempt = key is not None and unchanged(args[0]) == key
+                if exempt:
+                    counter.trusted.add(name)
+                    counter.exempt += 1
+                else:
+                    counter.count += 1
+                return out
             counter.count += 1
             return original(*args, **kwargs)
 
         read._kernelgym_counts = True
         read.__name__ = getattr(original, "__name__", "read")
         return read
+
+    def _recording(self, original, random: bool):
+        """``original``, a factory of ``torch``, wrapped to record the CPU storage it made in a judged forward when
+        called without a tensor argument (nor ``out=`` or ``generator=``) and, for a random draw, from the CPU
+        generator's state the last recorded draw left."""
+        counter = self
+        tools = self._tools
+
+        def make(*args, **kwargs):
+            if not counter._armed or kwargs.get("generator") is not None or "out" in kwargs or \
+                    len(counter._made) >= EXEMPT_MAX_RECORDS or not _plain(args, kwargs, tools["plain"]):
+                return original(*args, **kwargs)
+            if random and counter._rng_state() != counter._rng:
+                return original(*args, **kwargs)
+            name = EXEMPT_RANGE + tools["token"](8)
+            with tools["range"](name):
+                out = original(*args, **kwargs)
+                if random:
+                    counter._rng = counter._rng_state()
+                record = counter._record(out) if counter._armed else None
+            if record is not None:
+                counter._made[record[0]] = record[1]
+                counter.trusted.add(name)
+            return out
+
+        make._kernelgym_counts = True
+        make.__name__ = getattr(original, "__name__", "make")
+        make.__doc__ = getattr(original, "__doc__", None)
+        return make
+
+
+def _plain(args, kwargs, plain) -> bool:
+    """Whether ``args`` and ``kwargs``' values are all of the exact types ``plain`` (numbers, strings, dtypes,
+    devices, sizes), in lists and tuples too: no tensor (a 0-dim tensor as a size or a fill value is read by torch's
+    C++ without a counted read) and no object of the forward's (one with ``__torch_function__`` would be handed the
+    call and return a tensor of its choosing)."""
+    pending = list(args) + list(kwargs.values())
+    while pending:
+        value = pending.pop()
+        if type(value) in (list, tuple):
+            pending.extend(value)
+        elif type(value) not in plain:
+            return False
+    return True

@@ -48,6 +48,9 @@ FORBIDDEN_SUBMODULES = (
     # TorchScript evaluates type lines and type comments (torch.jit.annotations.parse_type_line; a fifth red-team
     # helper reached exec through a subscript inside one)
     "torch.jit",
+    # a CPU launcher program (run_cpu), which re-exports torch.distributed's process starter start_processes under
+    # its own name; reachable by name once torch.backends reads were left to these rules
+    "torch.backends.xeon",
 )
 #: what a CUDA candidate may reach besides: the extension builder (its native code is the backend itself)
 NATIVE_BUILDERS = ("torch.utils.cpp_extension",)
@@ -100,6 +103,25 @@ CODE_RUNNING_ATTRS = {"_getframe", "start_new_thread", "Thread", "Popen", "syste
                       "dlopen", "CDLL", "import_module", "attrgetter", "methodcaller", "resolve_name"}
 
 
+#: library functions whose code runs a code string it builds from arguments it validates first, allowed by identity:
+#: ``collections.namedtuple`` evals ``lambda _cls, a, b: _tuple_new(_cls, (a, b))`` from field names it has checked
+#: to be identifiers that are no keyword and do not start with ``_`` (``rename`` replaces any other), in a namespace
+#: with empty built-ins (``typing.NamedTuple`` is built on it)
+VETTED_CODE_RUNNERS = (("collections", "namedtuple"),)
+
+
+@functools.lru_cache(maxsize=1)
+def _vetted_objects() -> frozenset:
+    """``id`` of each of :data:`VETTED_CODE_RUNNERS` (kept alive by its module, so the id stays its own)."""
+    out = set()
+    for module, name in VETTED_CODE_RUNNERS:
+        try:
+            out.add(id(getattr(importlib.import_module(module), name)))
+        except (ImportError, AttributeError):
+            pass
+    return frozenset(out)
+
+
 def _runs_code(value, builtins_used: frozenset = frozenset()) -> str | None:
     """Why ``value`` (a Python function, or a method) runs code strings, frames, threads or processes, from its own
     bytecode and that of the functions nested in it; ``None`` for anything else (C functions, classes).
@@ -113,12 +135,44 @@ def _runs_code(value, builtins_used: frozenset = frozenset()) -> str | None:
     while stack:
         current = stack.pop()
         stack += [c for c in current.co_consts if isinstance(c, types.CodeType)]
-        for ins in dis.get_instructions(current):
+        instructions = list(dis.get_instructions(current))
+        for at, ins in enumerate(instructions):
             name = ins.argval if isinstance(ins.argval, str) else None
             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in names \
-                    or ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CODE_RUNNING_ATTRS:
+                    or ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CODE_RUNNING_ATTRS \
+                    and not (name == "import_module" and _imports_a_constant(instructions, at)):
                 return f"{getattr(value, '__qualname__', value)!s}, whose code uses {name}"
     return None
+
+
+#: instructions that may stand between an attribute load and its call's argument without changing the argument:
+#: the argument's prefix (``EXTENDED_ARG``), the call's setup (``PUSH_NULL`` on 3.13, ``PRECALL`` on 3.11)
+_CALL_SETUP = {"EXTENDED_ARG", "PUSH_NULL", "PRECALL"}
+
+
+def _imports_a_constant(instructions: list, at: int) -> bool:
+    """Whether the ``import_module`` attribute loaded by ``instructions[at]`` is called right away with one
+    argument, a string constant of the code itself naming a module not forbidden (:func:`_forbidden_module`):
+    ``importlib.import_module("torch._decomp.decompositions")``, as ``torch.nn.functional.pad`` does. The caller
+    cannot choose that module, so the function does not import by the caller's string. The shape is read from the
+    instructions, with nothing but call setup between them and no jump landing inside it (a jump there could
+    bring another argument: ``import_module(name or "x")``); any other use (a variable, a second argument, a
+    keyword, the function kept as a value) is not this shape."""
+    shape = []
+    for ins in instructions[at + 1:]:
+        if ins.is_jump_target:
+            return False
+        if ins.opname in _CALL_SETUP:
+            continue
+        shape.append(ins)
+        if len(shape) == 2:
+            break
+    if len(shape) != 2:
+        return False
+    argument, call = shape
+    return argument.opname == "LOAD_CONST" and isinstance(argument.argval, str) \
+        and not argument.argval.startswith(".") and _forbidden_module(argument.argval) is None \
+        and call.opname == "CALL" and call.arg == 1
 
 
 #: what a class's own methods may not use (its inherited library methods' getattr is the library's business:
@@ -152,6 +206,8 @@ def _judge_value(value, native: bool) -> str | None:
         # a C accelerator module counts as its package (_functools as functools, _ctypes as ctypes)
         if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
             return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
+        if id(value) in _vetted_objects():
+            return None
         return _class_runs_code(value) if isinstance(value, type) else _runs_code(value)
     # any other object: judged by its type's home (a ModuleSpec kept by a package is importlib's, and its loader
     # writes and executes files: a sixth red-team helper)

@@ -46,6 +46,10 @@ from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLO
     lower_bound_ms, mismatch, null_overhead_ms
 from kernelgym.tasks import Task
 
+#: a task whose FLOPs are at least this many times its bytes is compute-heavy: torch's copies in its forward may
+#: re-lay out each input once beyond the copy rule's share of the outputs (:meth:`Session._relayout_bytes`)
+COMPUTE_HEAVY = 2
+
 _RANDOM = secrets.SystemRandom()
 #: slowest copy rate allowed for an output (worker writes, runner reads), used to extend the deadlines
 TRANSFER_BYTES_PER_S = 250e6
@@ -798,6 +802,29 @@ class Session:
         _, model = self.reference.model(self.task, self.init_seed)
         return sum(int(t.numel()) * int(t.element_size()) for t in itertools.chain(model.parameters(), model.buffers()))
 
+    def _relayout_bytes(self, seed: int) -> int:
+        """Bytes of the profiled forward's tensor inputs (made from ``seed`` on the reference's side, not told by
+        the worker) where the task is compute-heavy: its FLOPs at least :data:`COMPUTE_HEAVY` times its bytes, by
+        its own formulas at its own shapes (:meth:`kernelgym.tasks.Task.evaluate_formula`, as the efficiency
+        figures read them). There torch's copies may re-lay out each input once (``B.t().contiguous()`` before a
+        matmul kernel) beyond :data:`~kernelgym.judge.profile.TORCH_COPY_SHARE` of the outputs: no copy does a
+        matmul's or a convolution's work. None for a data-movement task (a transpose, a permute, an elementwise
+        op, a task without formulas): there a copy is the work."""
+        import torch
+
+        from kernelgym.judge.inputs import make_inputs
+        from kernelgym.tasks.task import TaskError
+
+        try:
+            flops, nbytes = self.task.evaluate_formula("flops"), self.task.evaluate_formula("bytes")
+        except TaskError:
+            return 0
+        if not flops or not nbytes or nbytes <= 0 or flops < COMPUTE_HEAVY * nbytes:
+            return 0
+        module, _ = self.reference.model(self.task, self.init_seed)
+        inputs = make_inputs(module, seed, self.reference.device)
+        return sum(int(x.numel()) * int(x.element_size()) for x in inputs if torch.is_tensor(x))
+
     def _aliasing_refused(self, desc: dict, index: int, seed: int, outlier: int) -> TrialCheck | None:
         """A failing check when the candidate's output ``index`` shares memory with one of its call's inputs (a view
         of an input: the judge's snapshot or copy-out then made the copy, untimed) and the reference's output does
@@ -981,7 +1008,8 @@ class Session:
         copied, produced = report.get("torch_copied_bytes"), report.get("output_bytes")
         if self.settings.on_cpu and isinstance(copied, int) and isinstance(produced, int) and produced > 0 and \
                 copied >= TORCH_COPY_SHARE * produced and \
-                copied >= TORCH_COPY_SHARE * produced + self._reference_state_bytes():  # the model only if needed
+                copied >= TORCH_COPY_SHARE * produced + self._reference_state_bytes() + \
+                self._relayout_bytes(seed):  # the model and the inputs only if needed
             found.append(("torch_fallback", f"torch's copies (copy_, cat, clone, reshape, ...) wrote {copied} bytes in "
                                             f"the forward, {copied / produced:.0%} of its outputs' {produced}: the "
                                             f"data movement of the task must be done by your own kernels"))

@@ -91,7 +91,6 @@ def _unchanged(a: torch.Tensor, copy: torch.Tensor) -> bool:
     nan = _isnan(a)
     return _equal(nan, _isnan(copy)) and _equal(_where(nan, 0, a), _where(nan, 0, copy))
 
-
 _CallTimer = _timing.CallTimer
 _time_block = _timing.CallTimer.time_block
 _mode_depths = _timing.MODE_DEPTHS
@@ -204,7 +203,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
     for name in ("profile_forward", "candidate_kernel_names"):  # what the torch-use policy is measured with
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("torch_copied_bytes", "_copy_bytes", "_within_launches", "_argument_storage_bytes",
-                 "coverage_from_events", "events_of", "profiler"):  # and what profile_forward calls by name
+                 "coverage_from_events", "events_of", "profiler", "within_trusted", "_plain"):  # and what profile_forward calls by name
         watched[f"kernelgym.judge.profile.{name}"] = getattr(_profile, name)
     for name in ("own", "install"):
         watched[f"kernelgym.judge.profile.LaunchCounter.{name}"] = getattr(LaunchCounter, name)
@@ -509,6 +508,7 @@ class Worker:
         copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
         self.launches.counts.clear()
         reads = self.host_reads.count
+        self.host_reads.begin(self.model)  # what the forward's factories make, and the model's state, from now
         try:
             with torch.no_grad():
                 outputs = as_tuple(self.model(*inputs))
@@ -516,6 +516,8 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "trial")
             return False
+        finally:
+            self.host_reads.end()
         reads = self.host_reads.count - reads
         own = self.launches.own(self.own_names) if self.launches.installed else None
         mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _unchanged(a, b)]
@@ -532,7 +534,12 @@ class Worker:
         try:
             inputs = make_inputs(self.module, seed, self.device)
             reads = self.host_reads.count
-            report, output = profile_forward(self.model, inputs, self.device, names, self.launches)
+            self.host_reads.begin(self.model)
+            try:
+                report, output = profile_forward(self.model, inputs, self.device, names, self.launches,
+                                                 self.host_reads)
+            finally:
+                self.host_reads.end()
             reads = self.host_reads.count - reads
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, "profiled forward")
