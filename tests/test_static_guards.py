@@ -576,3 +576,134 @@ def test_import_module_of_a_constant_does_not_make_a_function_code_running():
     assert [_runs_code(f) for f in (F.pad, F.interpolate, F.max_pool3d_with_indices)] == [None] * 3
     for wrapper in (variable, either, chosen, relative, keyword, forbidden, held, nested):
         assert "import_module" in (_runs_code(wrapper) or ""), wrapper.__name__
+
+
+#: public names of allowed packages whose value comes from a forbidden module (benchmarks/reach_survey.py, depth 4,
+#: 2026-12-07): each passed the reach check while a callable's home was read only by its top-level package
+REEXPORTED_FORBIDDEN = [
+    "torch.utils.model_zoo.load_url",  # torch.hub's: downloads a file and unpickles it
+    "torch.utils.jit.log_extract.Timer",  # torch.utils.benchmark's: runs code strings (timeit)
+    "triton.compiler.compiler.get_sass",  # triton.tools.disasm's: runs cuobjdump
+    "torch.nn.parallel.distributed.ReduceOp",  # torch.distributed's
+    "torch.nn.parallel.distributed.RRef",
+    "torch.nn.parallel.distributed.Join",
+    "torch.nn.parallel.DistributedDataParallel",  # derived from torch.distributed's Joinable
+    "torch.autograd.handle_torch_function",  # torch.overrides'
+    "torch.nn.modules.module.is_traceable_wrapper_subclass",  # torch.utils._python_dispatch's
+    "torch.export.custom_ops.lib.impl",  # torch.library's
+    "torch.export.exported_program.FakeTensorMode",  # torch._subclasses'
+    "torch.export.exported_program.PassManager",  # torch.fx's
+    "torch.CompilationUnit",  # torch.jit's: compiles TorchScript source
+    "torch.utils.mkldnn.MkldnnLinear",  # a torch.jit.ScriptModule
+    "numpy.ma.testutils.assert_allclose",  # numpy.testing's
+    "triton.compiler.compiler.BaseBackend",  # triton.backends'
+    "torch.utils.weak.WeakIdRef",  # derived from weakref.ref
+    # C halves of torch.serialization and torch.jit shown as torch's own (__module__ "torch"): by identity
+    "torch.PyTorchFileWriter", "torch.PyTorchFileReader", "torch.import_ir_module",
+]
+
+
+@pytest.mark.parametrize("path", REEXPORTED_FORBIDDEN)
+def test_a_re_export_of_a_forbidden_modules_callable_is_refused_wherever_it_is_reached(path):
+    from kernelgym.judge.reach import forbidden_reach
+
+    assert forbidden_reach(path) is not None
+    assert "forbidden_module_alias" in names(candidate(imports=f"import {path.split('.')[0]}", pre=f"f = {path}"))
+
+
+def test_a_callable_is_judged_by_its_full_home_not_a_list_of_re_exporting_modules(monkeypatch):
+    """``torch.backends.xeon.run_cpu.start_processes`` is torch.distributed's: refused by its own home even with
+    ``torch.backends.xeon`` taken off the list; and the homes of what a callable wraps or binds count."""
+    import functools
+    import subprocess
+    import threading
+
+    from kernelgym.judge import reach
+
+    reach.forbidden_reach.cache_clear()
+    monkeypatch.setattr(reach, "FORBIDDEN_SUBMODULES", tuple(m for m in reach.FORBIDDEN_SUBMODULES
+                                                               if m != "torch.backends.xeon"))
+    try:
+        assert "torch.distributed" in (reach.forbidden_reach("torch.backends.xeon.run_cpu.start_processes") or "")
+    finally:
+        reach.forbidden_reach.cache_clear()
+
+    from torch.distributed.elastic.multiprocessing import start_processes
+
+    exec_globals = {"__name__": "torch.distributed.fake"}
+    exec("def launder(*a):\n    return a\n", exec_globals)  # noqa: S102 - a function whose code is a forbidden module's
+    laundered = exec_globals["launder"]
+    laundered.__module__ = "torch.nn.functional"
+    for value in (functools.partial(subprocess.run, ["id"]), threading.Thread(target=len).start,
+                  staticmethod(start_processes), functools.partial(functools.partial(start_processes)), laundered):
+        assert reach._judge_value(value, False) is not None, value
+
+
+def _bare(name):
+    return import_module(name)  # noqa: F821 - bound below, as a library module binds it
+
+
+def _aliased(name):
+    return _im(name)  # noqa: F821
+
+
+def _local_import(name):
+    from importlib import import_module as load
+    return load(name)
+
+
+def _dunder(name):
+    return __import__(name)
+
+
+def _importlib_dunder(name):
+    import importlib
+    return importlib.__import__(name)
+
+
+def _builtins_dunder(name):
+    import builtins
+    return builtins.__import__(name)
+
+
+def _held_as_default(name, _load=None):
+    return _load(name)
+
+
+def _bare_constant():
+    return import_module("torch.nn.functional")  # noqa: F821
+
+
+def _bare_forbidden_constant():
+    return import_module("os")  # noqa: F821
+
+
+def _dunder_constant():
+    return __import__("torch.nn")
+
+
+def _imports_an_allowed_function():
+    from functools import reduce
+    return reduce
+
+
+def _imports_an_unpickler():
+    from pickle import loads
+    return loads
+
+
+def test_import_functions_under_any_name_make_a_function_code_running():
+    """``from importlib import import_module`` then ``import_module(x)``, an alias of it, an import inside the
+    function, ``__import__`` / ``importlib.__import__`` / ``builtins.__import__``, the function held as a default:
+    each imports by the caller's string. A constant naming an allowed module does not count (``F.pad``'s)."""
+    import importlib
+
+    from kernelgym.judge.reach import _runs_code
+
+    globals()["import_module"] = globals()["_im"] = importlib.import_module
+    _held_as_default.__defaults__ = (importlib.import_module,)
+    for function in (_bare, _aliased, _local_import, _dunder, _importlib_dunder, _builtins_dunder, _held_as_default,
+                     _bare_forbidden_constant, _imports_an_unpickler):
+        assert _runs_code(function) is not None, function.__name__
+    for function in (_bare_constant, _dunder_constant, _imports_an_allowed_function):
+        assert _runs_code(function) is None, function.__name__

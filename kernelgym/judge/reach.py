@@ -11,8 +11,11 @@ the same packages, and judged by what it *is*:
 * a module on the way must be of an allowed package (:data:`~kernelgym.judge.guards.ALLOWED_MODULES`), and neither
   a forbidden module nor one of :data:`FORBIDDEN_SUBMODULES` (parts of allowed packages that run code strings,
   spawn processes or load pickles);
-* a callable or class at the end must come from an allowed package (its ``__module__``), and must not be one of
-  the loaders that unpickle (:data:`UNPICKLING`) or a forbidden built-in.
+* a callable or class on the way must come from an allowed package, judged by the full name of every module it
+  comes from (:func:`_homes`, :func:`_forbidden_home`: ``torch.backends.xeon.run_cpu.start_processes`` is
+  torch.distributed's wherever it is re-exported), and must not be one of the loaders that unpickle
+  (:data:`UNPICKLING`), torch's C file and IR loaders (:data:`C_FILE_AND_CODE_LOADERS`) or a forbidden built-in;
+  a Python function's code must not run code strings (:func:`_runs_code`).
 
 Resolution walks modules only: attributes of a module (``getattr`` on a module object) and submodules of allowed
 packages (imported here, the same library code the worker imports); it never calls anything the candidate wrote
@@ -33,6 +36,7 @@ import builtins
 import dis
 import functools
 import importlib
+import importlib.util
 import inspect
 import sys
 import types
@@ -56,6 +60,13 @@ FORBIDDEN_SUBMODULES = (
 NATIVE_BUILDERS = ("torch.utils.cpp_extension",)
 #: names a module may show for one of the unpickling loaders (resolved to the functions themselves)
 UNPICKLING = (("numpy", "load"), ("torch", "load"))
+#: C halves of torch.serialization and torch.jit that torch's core shows under ``torch`` itself, where no module
+#: name tells them (their ``__module__`` is ``torch``): readers and writers of archives at any path, and loaders
+#: of TorchScript IR (a survey of public names, benchmarks/reach_survey.py, 2026-12-07)
+C_FILE_AND_CODE_LOADERS = (("torch", "PyTorchFileReader"), ("torch", "PyTorchFileWriter"),
+                           ("torch", "import_ir_module"), ("torch", "import_ir_module_from_buffer"),
+                           ("torch", "ScriptModuleSerializer"), ("torch", "DeserializationStorageContext"),
+                           ("torch", "SerializationStorageContext"), ("torch", "parse_ir"))
 
 
 def _forbidden_module(name: str, native: bool = False) -> str | None:
@@ -83,6 +94,12 @@ def _forbidden_objects() -> dict[int, str]:
     for module, name in UNPICKLING:
         try:
             out[id(getattr(importlib.import_module(module), name))] = f"{module}.{name}, which unpickles"
+        except (ImportError, AttributeError):
+            pass
+    for module, name in C_FILE_AND_CODE_LOADERS:
+        try:
+            out[id(getattr(importlib.import_module(module), name))] = f"{module}.{name}, which reads or writes " \
+                                                                      f"files or loads code"
         except (ImportError, AttributeError):
             pass
     return out
@@ -122,15 +139,69 @@ def _vetted_objects() -> frozenset:
     return frozenset(out)
 
 
+#: where the code-running names of :data:`CODE_RUNNING_BUILTINS`, :data:`CODE_RUNNING_GLOBALS` and
+#: :data:`CODE_RUNNING_ATTRS` live: a function's global, closure variable or default that *is* one of them counts
+#: whatever it is named (``from importlib import import_module as load``)
+CODE_RUNNING_HOMES = ("builtins", "importlib", "importlib._bootstrap", "pickle", "_pickle", "marshal", "operator",
+                      "_operator", "pkgutil", "sys", "threading", "_thread", "subprocess", "os", "posix", "ctypes",
+                      "_ctypes")
+#: the import functions, whose call with one constant argument naming an allowed module is no import by the
+#: caller's string (:func:`_imports_a_constant`)
+IMPORTERS = {"import_module", "__import__"}
+
+
+@functools.lru_cache(maxsize=1)
+def _code_running_objects() -> dict[int, str]:
+    """``id`` -> name of each object that :data:`CODE_RUNNING_HOMES` keep under a code-running name (the modules
+    ``pickle``, ``_pickle`` and ``marshal`` themselves among them); imported here (standard library modules)."""
+    out: dict[int, str] = {}
+    wanted = CODE_RUNNING_BUILTINS | CODE_RUNNING_GLOBALS | CODE_RUNNING_ATTRS | IMPORTERS
+    for home in CODE_RUNNING_HOMES:
+        try:
+            module = importlib.import_module(home)
+        except ImportError:
+            continue
+        if home in CODE_RUNNING_GLOBALS:
+            out[id(module)] = home
+        for name in wanted:
+            found = module.__dict__.get(name)
+            if found is not None and not isinstance(found, (str, int, bool)):
+                out.setdefault(id(found), name)
+    return out
+
+
+_MISSING = object()
+
+
 def _runs_code(value, builtins_used: frozenset = frozenset()) -> str | None:
     """Why ``value`` (a Python function, or a method) runs code strings, frames, threads or processes, from its own
     bytecode and that of the functions nested in it; ``None`` for anything else (C functions, classes).
     ``builtins_used``: the global names that count (default: :data:`CODE_RUNNING_BUILTINS` and
-    :data:`CODE_RUNNING_GLOBALS`)."""
+    :data:`CODE_RUNNING_GLOBALS`). A global is also resolved through the function's own globals (and built-ins)
+    and judged by what it is (:func:`_code_running_objects`), as are its closure variables and defaults; a name
+    imported inside it (``from importlib import import_module``) counts by the name imported. The import functions
+    (:data:`IMPORTERS`, as an attribute, a global or a built-in) called at once with one constant naming an allowed
+    module do not count (:func:`_imports_a_constant`)."""
     names = builtins_used or CODE_RUNNING_BUILTINS | CODE_RUNNING_GLOBALS
-    code = getattr(getattr(value, "__func__", value), "__code__", None)
+    function = getattr(value, "__func__", value)
+    code = getattr(function, "__code__", None)
     if not isinstance(code, types.CodeType):
         return None
+    label = f"{getattr(value, '__qualname__', value)!s}, whose code uses"
+    counted = names | CODE_RUNNING_ATTRS | IMPORTERS
+    running = _code_running_objects()
+    # what the function holds besides its code: closure cells and defaults
+    held = [c.cell_contents for c in getattr(function, "__closure__", None) or () if _cell_is_set(c)]
+    held += list(getattr(function, "__defaults__", None) or ())
+    held += list((getattr(function, "__kwdefaults__", None) or {}).values())
+    for obj in held:
+        name = running.get(id(obj))
+        if name is not None and name in counted:
+            return f"{label} {name}"
+    scope = getattr(function, "__globals__", None)
+    scope = scope if isinstance(scope, dict) else {}
+    built = scope.get("__builtins__", builtins)
+    built = built.__dict__ if isinstance(built, types.ModuleType) else built if isinstance(built, dict) else {}
     stack = [code]
     while stack:
         current = stack.pop()
@@ -138,11 +209,64 @@ def _runs_code(value, builtins_used: frozenset = frozenset()) -> str | None:
         instructions = list(dis.get_instructions(current))
         for at, ins in enumerate(instructions):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in names \
-                    or ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CODE_RUNNING_ATTRS \
-                    and not (name == "import_module" and _imports_a_constant(instructions, at)):
-                return f"{getattr(value, '__qualname__', value)!s}, whose code uses {name}"
+            if name is None:
+                continue
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                obj = scope.get(name, built.get(name, _MISSING))
+                what = name if name in names or obj is _MISSING and name in counted \
+                    else running.get(id(obj)) if obj is not _MISSING else None
+                if what is None or what not in counted:
+                    continue
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                what = name if name in CODE_RUNNING_ATTRS | IMPORTERS else None
+            elif ins.opname == "IMPORT_FROM":
+                what = _imported_from(instructions, at, function, running, counted)
+            elif ins.opname == "IMPORT_NAME":
+                what = name if name.split(".")[0] in CODE_RUNNING_GLOBALS & counted else None
+            else:
+                continue
+            if what is None or what in IMPORTERS and ins.opname != "IMPORT_FROM" \
+                    and _imports_a_constant(instructions, at):
+                continue
+            return f"{label} {what if what == name else f'{name} ({what})'}"
     return None
+
+
+def _imported_from(instructions: list, at: int, function, running: dict, counted: set) -> str | None:
+    """What the ``from M import name`` at ``instructions[at]`` (an ``IMPORT_FROM``) imports, if it counts: the object
+    ``M`` holds now, judged by identity (:func:`_code_running_objects`; triton's own ``compile`` is not the
+    built-in), or, where ``M`` is not loaded here or not found, the name itself."""
+    name = instructions[at].argval
+    module_name, level = None, 0
+    for back in range(at - 1, -1, -1):
+        if instructions[back].opname == "IMPORT_NAME":
+            module_name = instructions[back].argval
+            if back >= 2 and instructions[back - 2].opname == "LOAD_CONST" \
+                    and isinstance(instructions[back - 2].argval, int):
+                level = instructions[back - 2].argval
+            break
+    if isinstance(module_name, str) and level:
+        package = (getattr(function, "__globals__", None) or {}).get("__package__")
+        try:
+            module_name = importlib.util.resolve_name("." * level + module_name, package) if package else None
+        except (ImportError, ValueError):
+            module_name = None
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    found = getattr(module, "__dict__", {}).get(name, _MISSING) if module is not None else _MISSING
+    if found is _MISSING:
+        return name if name in counted else None
+    if isinstance(found, types.ModuleType) and module_name in CODE_RUNNING_GLOBALS:
+        return module_name
+    what = running.get(id(found))
+    return what if what is not None and what in counted else None
+
+
+def _cell_is_set(cell) -> bool:
+    try:
+        _ = cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return True
 
 
 #: instructions that may stand between an attribute load and its call's argument without changing the argument:
@@ -151,7 +275,8 @@ _CALL_SETUP = {"EXTENDED_ARG", "PUSH_NULL", "PRECALL"}
 
 
 def _imports_a_constant(instructions: list, at: int) -> bool:
-    """Whether the ``import_module`` attribute loaded by ``instructions[at]`` is called right away with one
+    """Whether the import function (:data:`IMPORTERS`: ``import_module``, ``__import__``, loaded as an attribute
+    or a global) loaded by ``instructions[at]`` is called right away with one
     argument, a string constant of the code itself naming a module not forbidden (:func:`_forbidden_module`):
     ``importlib.import_module("torch._decomp.decompositions")``, as ``torch.nn.functional.pad`` does. The caller
     cannot choose that module, so the function does not import by the caller's string. The shape is read from the
@@ -195,26 +320,159 @@ def _class_runs_code(cls: type) -> str | None:
     return None
 
 
+#: where C code of allowed packages lives beside the C halves of forbidden ones: torch's core ``torch._C`` holds the
+#: public API's C functions and classes (``torch.nn.functional.linear`` is ``torch._C._nn.linear``,
+#: ``torch.Generator`` is ``torch._C.Generator``), so a callable from there is judged by :data:`FORBIDDEN_C_HOMES`,
+#: not refused for the name ``torch._C`` (which the name rules refuse to write)
+C_CORES = ("torch._C",)
+#: the C halves, inside :data:`C_CORES`, of forbidden modules: a callable defined there is refused wherever it is
+#: re-exported (prefixes: ``torch._C._distributed`` covers ``_distributed_c10d``, ``_distributed_rpc``, ...)
+FORBIDDEN_C_HOMES = ("torch._C._distributed", "torch._C._dynamo", "torch._C._jit")
+#: modules that name no code of their own: the built-ins (judged by identity, :func:`_forbidden_objects`) and
+#: pybind11's base class of every C++ class (``pybind11_builtins.pybind11_object``)
+NO_HOME = {"builtins", "pybind11_builtins"}
+#: private implementation modules of allowed ones, counted as the module they implement (``lstrip("_")`` counts a C
+#: accelerator, ``_functools``, as its package; these are named otherwise)
+IMPLEMENTS = {"_collections_abc": "collections.abc", "_weakrefset": "weakref", "_sitebuiltins": "site"}
+
+
+def _forbidden_home(home, native: bool, listed_only: bool = False) -> str | None:
+    """Why a callable or class defined in the module named ``home`` (its full name: ``__module__``, a C function's
+    module, a function's globals' ``__name__``) may not be reached, or ``None``: the home's package is not allowed
+    (a C accelerator module counting as its package; not judged when ``listed_only``), the home is one of the
+    forbidden modules or submodules or below one, or, inside torch's core (:data:`C_CORES`), one of
+    :data:`FORBIDDEN_C_HOMES`."""
+    if not isinstance(home, str) or not home or home in NO_HOME:
+        return None
+    top = home.split(".")[0]
+    home = IMPLEMENTS.get(top, top.lstrip("_")) + home[len(top):] if top.startswith("_") else home
+    if listed_only and top in _forbidden_tops():
+        return f"the module {top}"
+    if any(home == core or home.startswith(core + ".") for core in C_CORES):
+        bad = next((b for b in FORBIDDEN_C_HOMES if home.startswith(b)), None)
+        return f"the module {home}" if bad else None
+    if listed_only:
+        from kernelgym.judge.guards import FORBIDDEN_MODULES
+
+        listed = home.split(".")[0] in FORBIDDEN_MODULES or _forbidden_module(home.split(".")[0], native) is None
+        return _forbidden_module(home, native) if listed else None  # a module neither allowed nor listed
+    return _forbidden_module(home, native)
+
+
+@functools.lru_cache(maxsize=1)
+def _forbidden_tops() -> frozenset:
+    """The top-level modules of the forbidden list (``os``, ``_thread``, ``posix``, ...)."""
+    from kernelgym.judge.guards import FORBIDDEN_MODULES
+
+    return frozenset(m for m in FORBIDDEN_MODULES if "." not in m)
+
+
+def _is_pybind_record(obj) -> bool:
+    """pybind11 keeps each C++ function's record as the ``__self__`` of its built-in function: no home of its own."""
+    return type(obj).__module__ == "pybind11_builtins"
+
+
+def _homes(value, depth: int = 0) -> list[tuple[str, bool]]:
+    """The names of the modules that define ``value`` (a callable, a class, or what a class keeps: a static or class
+    method, a property), each that identifies its origin: ``__module__``; a Python function's globals'
+    ``__name__`` (the module whose code it is, whatever ``functools.wraps`` copied into ``__module__``); a C
+    function's module (its ``__self__``) or, for a C method bound to an object, that object's class; a descriptor's
+    class (``__objclass__``); and, unwrapped, what it wraps or binds: a bound method's function and object's class,
+    a ``functools.partial``'s function, ``__wrapped__``, a static or class method's function, a property's
+    accessors; a class's bases (an allowed class derived from ``threading.Thread`` starts threads). Each with
+    whether only the forbidden lists judge it (``listed_only`` of :func:`_forbidden_home`): the globals of a
+    wrapper that a decorator of the standard library made (``contextlib.contextmanager``'s ``helper``,
+    ``typing_extensions.deprecated``'s) are that library's, which runs the function it wraps (judged itself), and a
+    class's bases from such a library (``contextlib.ContextDecorator``, ``ast.NodeVisitor``) are that library's
+    plumbing, while a base from a forbidden module (``threading.Thread``, ``weakref.ref``) is refused."""
+    if depth > 8:
+        return []
+    homes: list[tuple[str, bool]] = []
+
+    def add(obj) -> None:
+        homes.extend(_homes(obj, depth + 1))
+
+    module = getattr(value, "__module__", None) if not isinstance(value, types.ModuleType) else None
+    if isinstance(module, str):
+        homes.append((module, False))
+    if isinstance(value, types.FunctionType):
+        name = value.__globals__.get("__name__")
+        if isinstance(name, str):
+            homes.append((name, True))
+    elif isinstance(value, types.BuiltinFunctionType):
+        owner = value.__self__
+        if isinstance(owner, types.ModuleType):
+            homes.append((owner.__name__, False))
+        elif owner is not None and not _is_pybind_record(owner):
+            homes.append((type(owner).__module__ if not isinstance(owner, type) else owner.__module__, False))
+    elif isinstance(value, types.MethodType):
+        add(value.__func__)
+        owner = value.__self__
+        homes.append((owner.__module__ if isinstance(owner, type) else type(owner).__module__, False))
+    elif isinstance(value, (staticmethod, classmethod)):
+        add(value.__func__)
+    elif isinstance(value, property):
+        for accessor in (value.fget, value.fset, value.fdel):
+            if accessor is not None:
+                add(accessor)
+    elif isinstance(value, (functools.partial, functools.partialmethod)):
+        add(value.func)
+    elif isinstance(value, type):
+        homes.extend((k.__module__, True) for k in value.__mro__[1:] if isinstance(k.__module__, str))
+    objclass = getattr(value, "__objclass__", None) if not isinstance(value, type) else None
+    if isinstance(objclass, type):
+        homes.append((objclass.__module__, False))
+    try:
+        wrapped = inspect.getattr_static(value, "__wrapped__", None) if not isinstance(value, type) else None
+    except Exception:  # noqa: BLE001 - an object whose class breaks static lookup: nothing more to read
+        wrapped = None
+    if wrapped is not None and wrapped is not value and callable(wrapped):
+        add(wrapped)
+    return homes
+
+
 def _judge_value(value, native: bool) -> str | None:
     if isinstance(value, types.ModuleType):
         return _forbidden_module(value.__name__, native)
     named = _forbidden_objects().get(id(value))
     if named is not None:
         return named
-    if callable(value) and not isinstance(value, types.ModuleType):
-        home = getattr(value, "__module__", None)
-        # a C accelerator module counts as its package (_functools as functools, _ctypes as ctypes)
-        if isinstance(home, str) and home and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
-            return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
+    code_like = isinstance(value, (staticmethod, classmethod, property, functools.partialmethod))
+    if callable(value) or code_like:
+        # judged by the FULL name of every module it comes from, so that a function of a forbidden module is refused
+        # wherever an allowed one re-exports it (torch.backends.xeon.run_cpu.start_processes is torch.distributed's)
+        for home, listed_only in _homes(value):
+            if _forbidden_home(home, native, listed_only):
+                return f"{getattr(value, '__qualname__', value)!s} of the module {home}"
         if id(value) in _vetted_objects():
             return None
-        return _class_runs_code(value) if isinstance(value, type) else _runs_code(value)
+        if isinstance(value, type):
+            return _class_runs_code(value)
+        if not callable(value):
+            return None  # a property or class method as a class keeps it: what reads it further is judged then
+        for function in _functions_of(value):
+            why = _runs_code(function)
+            if why is not None:
+                return why
+        return None
     # any other object: judged by its type's home (a ModuleSpec kept by a package is importlib's, and its loader
-    # writes and executes files: a sixth red-team helper)
-    home = getattr(type(value), "__module__", None)
-    if isinstance(home, str) and home != "builtins" and _forbidden_module(home.split(".")[0].lstrip("_")):
-        return f"an object of the module {home}"
+    # writes and executes files: a sixth red-team helper), the full name of each module its class comes from
+    for home, listed_only in _homes(type(value)):
+        if _forbidden_home(home, native, listed_only):
+            return f"an object of the module {home}"
     return None
+
+
+def _functions_of(value) -> list:
+    """The Python functions whose code runs when ``value`` is called or read: itself, a bound method's function,
+    a partial's, a static or class method's, a property's accessors."""
+    if isinstance(value, (staticmethod, classmethod, types.MethodType)):
+        return _functions_of(value.__func__)
+    if isinstance(value, (functools.partial, functools.partialmethod)):
+        return _functions_of(value.func)
+    if isinstance(value, property):
+        return [f for f in (value.fget, value.fset, value.fdel) if f is not None]
+    return [value]
 
 
 @functools.lru_cache(maxsize=4096)
