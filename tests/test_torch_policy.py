@@ -403,3 +403,24 @@ def test_on_a_compute_heavy_task_torch_may_re_lay_out_each_input_once_but_no_mor
     more = judge.evaluate(task, MATMUL_AFTER_RELAYOUT.replace("COPIES", "1"), profile=SHORT, torch_policy="strict")
     assert more.status == "rejected", (more.status, more.message)
     assert more.flags[0]["name"] == "torch_fallback" and "torch's copies" in more.flags[0]["reason"], more.flags
+
+
+def test_factories_wrapped_by_the_host_read_counter_still_follow_the_device_context():
+    """Tensors the wrapped factories make land on the device of ``with torch.device(...)``, as the judge makes every
+    input (``inputs.make_inputs``). torch keeps the factories that context places in a set made on first use: made
+    after the wrappers, it held them, so torch's own factories went unplaced and every input of every evaluation was
+    made on the CPU (on the H100 at b6b903a every honest kernel failed its first forward). A fresh process, where the
+    set is not made yet, as in a worker."""
+    import subprocess
+    import sys
+
+    code = ("from kernelgym.judge.profile import HostReads\n"
+            "assert HostReads().install()\n"
+            "import torch\n"
+            "with torch.device('meta'):\n"
+            "    made = [torch.randn(2), torch.rand(2), torch.randint(0, 9, (2,)), torch.zeros(2), torch.ones(2),\n"
+            "            torch.full((2,), 1.0), torch.arange(3), torch.empty(2)]\n"
+            "print(sorted({str(t.device) for t in made}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['meta']", out.stdout + out.stderr

@@ -462,7 +462,12 @@ class HostReads:
 
         import torch
         from torch.autograd.profiler import record_function
+        from torch.utils._device import _device_constructors
 
+        # torch's device context (``with torch.device(...)``) keeps the set of factories it places, made once on
+        # first use: made after the wrappers below, it held them and not torch's own functions, so every factory
+        # the wrappers called made its tensor on the CPU (every input on the GPU, H100 at b6b903a)
+        _device_constructors()
         c = torch._C
         self._tools = {"tensors": (torch.Tensor, torch.nn.Parameter), "storage": torch.Tensor.untyped_storage,
                        "ptr": torch.UntypedStorage.data_ptr, "nbytes": torch.UntypedStorage.nbytes,
