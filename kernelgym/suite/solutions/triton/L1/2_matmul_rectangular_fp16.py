@@ -19,7 +19,7 @@ per-tile efficiency. The first config is the earlier first config (pointer path,
 call, per shape) keeps the fastest. Measured on the H100 with that 7-config list: 0.67-0.71x of eager (1.71-1.86 ms
 against cuBLAS's 1.22-1.24 ms, ~490 against ~690 TFLOP/s).
 
-Since then (not measured on a GPU yet): the list is cut to 6 (the first config, the two non-persistent 128x256x64
+Since then (measured once on an H100 at 98953aa: 0.743x of eager, 1.740 ms against 1.293; docs/BENCHMARKS.md, thirty-fourth session): the list is cut to 6 (the first config, the two non-persistent 128x256x64
 TMA configs) and gains PERSISTENT TMA configs, the Triton persistent-matmul tutorial's scheme for Hopper: one
 program per SM walks the tiles in the same grouped order (GROUP_M = 8 row blocks sweep the column blocks together,
 so A and B tiles are reused from L2), and ``tl.range(..., flatten=True)`` fuses the tile and K loops so the software
