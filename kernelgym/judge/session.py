@@ -808,7 +808,7 @@ class Session:
         its own formulas at its own shapes (:meth:`kernelgym.tasks.Task.evaluate_formula`, as the efficiency
         figures read them). There torch's copies may re-lay out each input once (``B.t().contiguous()`` before a
         matmul kernel) beyond :data:`~kernelgym.judge.profile.TORCH_COPY_SHARE` of the outputs: no copy does a
-        matmul's or a convolution's work. None for a data-movement task (a transpose, a permute, an elementwise
+        matmul's or a convolution's work. 0 for a data-movement task (a transpose, a permute, an elementwise
         op, a task without formulas): there a copy is the work."""
         import torch
 
