@@ -140,35 +140,18 @@ def test_a_name_the_module_never_defines_is_a_compile_error_not_a_rejection(judg
     assert "scale_kg" in result.message and not result.flags
 
 
+def nan_input_task(directory):
+    """The scaled-relu test task whose inputs hold NaN (a NaN in, a NaN out), written under ``directory``."""
+    from kernelgym.tasks import load_tasks
+    from kernelgym.testing.candidates import TEST_TASKS
 
-NAN_INPUT_TASK = '''"""Test task: relu(x) * 2 + 1 over a matrix whose inputs hold NaN (a NaN in, a NaN out)."""
-import torch
-import torch.nn as nn
-
-KERNELGYM = {"category": "Activation", "dtype": "float32", "flops": "3 * B * D", "bytes": "8 * B * D",
-             "small": {"B": 8, "D": 300}}
-
-B = 64
-D = 300
-
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return torch.relu(x) * 2 + 1
-
-
-def get_inputs():
-    x = torch.randn(B, D)
-    x[::7, ::5] = float("nan")
-    return [x]
-
-
-def get_init_inputs():
-    return []
-'''
+    text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
+    drawn = "    return [torch.randn(B, D)]\n"
+    assert drawn in text
+    text = text.replace(drawn, '    x = torch.randn(B, D)\n    x[::7, ::5] = float("nan")\n    return [x]\n')
+    (directory / "level1").mkdir()
+    (directory / "level1" / "1_scaled_relu.py").write_text(text)
+    return load_tasks(directory).get("L1/1_scaled_relu")
 
 
 @pytest.mark.parametrize("pre, status", [("pass", "ok"), ("x.view(-1)[3] = 0.0", "incorrect")],
@@ -176,11 +159,7 @@ def get_init_inputs():
 def test_inputs_holding_nan_are_unchanged_by_an_honest_kernel(judge, tmp_path, pre, status):
     """An input's NaN kept where it was is no change (torch.equal alone never finds NaN equal to itself, so every
     honest kernel of such a task was rejected with ``input_mutation``); a write into the input is still one."""
-    from kernelgym.tasks import load_tasks
-
-    (tmp_path / "level1").mkdir()
-    (tmp_path / "level1" / "1_nan_relu.py").write_text(NAN_INPUT_TASK)
-    task = load_tasks(tmp_path).get("L1/1_nan_relu")
+    task = nan_input_task(tmp_path)
     text = candidate(expr="tl.where(x < 0.0, 0.0, x) * 2.0 + 1.0", pre=pre)
     result = judge.evaluate(task, text, profile=SHORT)
     assert result.status == status, result.message + result.log_tail
