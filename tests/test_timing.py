@@ -343,6 +343,7 @@ def test_with_the_activity_method_the_bound_leaves_out_a_null_calls_host_latency
     clock(5)
     clock.per_call_ms[0] = 3.5  # the runner's clock: 3.5 ms per call over the block of 5
     bare = types.SimpleNamespace(null_overhead_ms=1.0, null_overheads_ms=[1.0, 1.2], null_call_ms=0.2,
+                                 null_steps=[], block_steps=[],
                                  settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
                                  reference=types.SimpleNamespace(timing_method=method), bound_inputs={},
                                  _probed_blocks=[False])
@@ -586,6 +587,7 @@ def test_the_bounds_fastest_block_is_one_without_a_probe():
             clock(5)
             clock.per_call_ms[-1] = wall
         bare = types.SimpleNamespace(null_overhead_ms=3.0, null_overheads_ms=[3.0], null_call_ms=0.05,
+                                     null_steps=[], block_steps=[],
                                      settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
                                      reference=types.SimpleNamespace(timing_method="synchronized"),
                                      bound_inputs={}, _probed_blocks=[True] * len(probed_walls),
@@ -622,3 +624,30 @@ def test_a_reference_block_copies_every_call_but_keeps_one_copy_at_a_time(monkey
     monkeypatch.setattr(timing, "_clone", clone)
     times = ReferenceTimer(lambda x: x * 2, lambda i: [torch.ones(4)], "cpu").copied_block(4)
     assert len(times) == 4 and len(made) == 4 and all(ref() is None for ref in made)
+
+def test_a_workers_step_times_are_reported_only_when_well_formed():
+    """The worker's per-step host times of a block are its word: carried as a diagnostic when they are a small
+    mapping of short names to finite non-negative numbers, dropped otherwise (never a verdict)."""
+    from kernelgym.judge.session import steps_of_least
+    from kernelgym.judge.wallclock import MAX_STEPS, step_report
+
+    assert step_report({"call": 1.23456, "inputs": 0}) == {"call": 1.2346, "inputs": 0.0}
+    for bad in (None, [1.0], {"call": -1.0}, {"call": float("nan")}, {"call": float("inf")}, {"call": True},
+                {"call": "1"}, {1: 1.0}, {"x" * 33: 1.0}, {f"s{i}": 1.0 for i in range(MAX_STEPS + 1)}):
+        assert step_report(bad) is None, bad
+    steps = [{"call": 1.0}, {"call": 2.0}, {"call": 3.0}]
+    assert steps_of_least(steps, [5.0, 1.0, 3.0]) == {"call": 2.0}
+    assert steps_of_least(steps, [1.0, 2.0]) is None and steps_of_least([], []) is None
+
+
+def test_an_evaluation_reports_where_its_blocks_time_went(judge, relu_task):
+    """The least-overhead null block's and the fastest timed block's per-step host times come with the result, and
+    the timed call's step holds the forward (far more than a null call's, which only allocates)."""
+    from kernelgym.judge.timing import BLOCK_STEPS
+    from kernelgym.testing.candidates import GOOD
+
+    result = judge.evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    null, fastest = result.runtime_spread["null_block_steps_ms"], result.runtime_spread["fastest_block_steps_ms"]
+    assert set(null) == set(fastest) == set(BLOCK_STEPS)
+    assert fastest["call"] > 5 * null["call"] and fastest["call"] > 0.5 * result.runtime_spread["reported_median_ms"]

@@ -43,6 +43,7 @@ from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_in
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
+    step_report, \
     lower_bound_ms, mismatch, null_overhead_ms
 from kernelgym.tasks import Task
 
@@ -152,6 +153,10 @@ class Session:
         #: a null call's own synchronized time (ms; the median over the counted blocks): the host latency of a call
         #: that launches nothing, measured before the candidate loaded (:meth:`check_wall_clock`)
         self.null_call_ms: float | None = None
+        #: the worker's per-step host times (ms per call, :func:`~kernelgym.judge.wallclock.step_report`) of each
+        #: null block and of each of the candidate's timed blocks, in order: diagnostics, never judged by
+        self.null_steps: list[dict | None] = []
+        self.block_steps: list[dict | None] = []
         self._early_refs: tuple | None = None  # (seed, outputs) of the reference, computed for the null calls
         self._seeds: dict[tuple, int] = {}  # (trial kind, index) -> its secret seed, outside a batch plan
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
@@ -455,6 +460,7 @@ class Session:
             self.send(Command.NULL, n, secret_seed(), specs)
             header = self.expect(Event.TIMING)
             self._null_frame_unflagged(header)
+            self.null_steps.append(step_report(header.get("step_ms")))
             return self._block_times(header, n)
 
         clock = BlockClock(null_block)  # the runner's clock, as on the candidate's blocks
@@ -1239,6 +1245,7 @@ class Session:
         self.send(Command.BLOCK, calls, self._block_seed, probe, kind)
         header = self.expect(Event.TIMING)
         times = self._block_times(header, calls)
+        self.block_steps.append(step_report(header.get("step_ms")))
         self._require_timed_launches(header.get("own_launches"), calls)
         return times
 
@@ -1314,6 +1321,11 @@ class Session:
                                  "runner_block_probed": list(self._probed_blocks), "runner_blocks_added": added,
                                  "worker_block_cpu_ms": _rounded(self.clock.cpu_per_call_ms),
                                  "worker_block_cpu_wait_ms": _rounded(self.clock.cpu_wait_per_call_ms),
+                                 # the worker's word on where the least-overhead null block's and the fastest
+                                 # block's time per call went (a diagnostic of the bound's overhead)
+                                 "null_block_steps_ms": steps_of_least(self.null_steps[NULL_WARMUP_BLOCKS:],
+                                                                       self.null_overheads_ms),
+                                 "fastest_block_steps_ms": steps_of_least(self.block_steps, self.clock.per_call_ms),
                                  "synchronized_median_ms": self.clock.median_ms()}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
             reason = mismatch(self.clock.median_ms(), bound) or \
@@ -1393,6 +1405,14 @@ def integrity_flags(header: dict) -> list:
     own (:data:`kernelgym.judge.frames.WORKER_FLAGS`, checked as the frame was read), the worker's evidence against
     the candidate, never its say."""
     return list(header.get("integrity_flags") or [])
+
+
+def steps_of_least(steps: list, keys: list[float]) -> dict | None:
+    """The entry of ``steps`` (a worker's per-step times of each block) at the least of ``keys`` (the blocks'
+    overheads or walls, in the same order), or ``None`` where the two do not pair up."""
+    if not keys or len(steps) != len(keys):
+        return None
+    return steps[min(range(len(keys)), key=keys.__getitem__)]
 
 
 def _rounded(values: list[float | None]) -> list[float | None]:

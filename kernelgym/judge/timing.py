@@ -387,6 +387,9 @@ class CallTimer:
         #: host time (ms) of the last block's own recorder (start, stop, parse): outside its calls, and trusted
         #: only where this process is (the runner's reference blocks, :class:`kernelgym.judge.wallclock.BlockClock`)
         self.recorder_ms = 0.0
+        #: host time (ms per call) of each step of the last block (:data:`BLOCK_STEPS`), by this process's clock: a
+        #: diagnostic of where a block's wall time goes, which the runner reports and never judges by
+        self.step_ms: dict[str, float] = {}
 
     def record_stage(self) -> bool:
         """With the activity method on the GPU: start one recorder for every call timed from now on, numbered by
@@ -436,14 +439,20 @@ class CallTimer:
         own = self.on_gpu and self.method == "activity" and stage is None
         recorder = _ActivityRecorder() if own else stage
         self.recorder_ms = 0.0
+        steps = dict.fromkeys(BLOCK_STEPS, 0.0)
         with _no_grad(), quiet_for_timing(), recorder if own else _nullcontext():
             for k in range(calls):
+                t = _perf_counter()
                 args = self.make_args(len(self.times))
+                t = _lap(steps, "inputs", t)
                 before = sample_inputs(args, salt) if changed is not None else None
+                t = _lap(steps, "samples", t)
                 self.flusher()
+                t = _lap(steps, "flush", t)
                 if self.on_gpu:
                     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                     _cuda_sync()
+                    t = _lap(steps, "settle", t)
                     _event_record(start)
                     with recorder.call(k if own else len(self.times)) if recorder is not None else _nullcontext():
                         out = self.fn(*args)
@@ -455,6 +464,7 @@ class CallTimer:
                     t0 = _perf_counter()
                     out = self.fn(*args)
                     elapsed = (_perf_counter() - t0) * 1e3
+                t = _lap(steps, "call", t)
                 outs = out if _type(out) in (tuple, list) else (out,)
                 refused = snapshot_refusal(outs)
                 if refused:  # the candidate's code would run in the snapshot below: none is taken
@@ -462,27 +472,46 @@ class CallTimer:
                     outs = ()
                 if layouts is not None:
                     layouts.append(tuple(layout(o, args) if _is_tensor(o) else None for o in outs))
+                t = _lap(steps, "layouts", t)
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
+                    t = _lap(steps, "snapshot", t)
                     if samples is not None:  # a key of the call's own, drawn now that it returned
                         call_key = snapshot_key(sample_key or 0)
                         samples.append((call_key, snapshot_sample(keep[-1], call_key)))
+                        t = _lap(steps, "snapshot_sample", t)
                 if changed is not None:
                     changed.append(changed_inputs(before, sample_inputs(args, salt)))
+                    t = _lap(steps, "changed", t)
                 if after_call is not None:
                     after_call()
+                    t = _lap(steps, "after_call", t)
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)
                 del args, out, outs
+                _lap(steps, "scrub", t)
                 self.times.append(elapsed)
                 block.append(elapsed)
+        self.step_ms = {name: round(v / max(calls, 1), 4) for name, v in steps.items()}
         if own:
             self.recorder_ms = recorder.host_ms
             first = len(self.times) - calls
             spans = recorder.spans_ms()
             block[:] = self.times[first:] = _merge_spans(block, [spans.get(k) for k in range(calls)])
         return block
+
+
+#: the steps of a timed call whose host time :attr:`CallTimer.step_ms` reports, in their order
+BLOCK_STEPS = ("inputs", "samples", "flush", "settle", "call", "layouts", "snapshot", "snapshot_sample", "changed",
+               "after_call", "scrub")
+
+
+def _lap(steps: dict, name: str, since: float) -> float:
+    """Add the host time since ``since`` (a :func:`time.perf_counter` reading) to ``steps[name]`` (ms); the time now."""
+    now = _perf_counter()
+    steps[name] += (now - since) * 1e3
+    return now
 
 
 def snapshot_refusal(outs) -> list[str] | None:

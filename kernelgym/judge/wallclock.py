@@ -138,3 +138,24 @@ def mismatch(reported_median_ms: float, bound_ms: float, what: str = "each call 
         return ""
     return (f"the worker reported {reported_median_ms:.3g} ms per call, but by the judge's clock {what} at least "
             f"{bound_ms:.3g} ms")
+
+
+#: the most step names a worker's ``step_ms`` may hold (:func:`step_report`)
+MAX_STEPS = 16
+
+
+def step_report(steps) -> dict[str, float] | None:
+    """A worker's per-step host times of a timed block (``step_ms`` of its ``timing`` frame:
+    :attr:`kernelgym.judge.timing.CallTimer.step_ms`) as a diagnostic the result may carry, or ``None`` where it is
+    not a small mapping of short names to finite non-negative numbers. The worker runs the candidate's code, so these
+    figures are its word only: reported, never judged by."""
+    if not isinstance(steps, dict) or len(steps) > MAX_STEPS:
+        return None
+    out = {}
+    for name, value in steps.items():
+        if not isinstance(name, str) or len(name) > 32 or isinstance(value, bool) or \
+                not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            return None
+        out[name] = round(float(value), 4)
+    return out
+

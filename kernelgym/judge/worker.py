@@ -701,7 +701,8 @@ class Worker:
             flags.append(["monkeypatch", "the candidate changed the judge's timer (its inputs' maker, forward, L2 "
                                          "flush, device or method) while it timed"])
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
-                   "own_launches": launched if self.launches.installed else None})
+                   "own_launches": launched if self.launches.installed else None,
+                   "step_ms": getattr(timer, "step_ms", None)})
         return True
 
     def check(self, index: int) -> bool:
