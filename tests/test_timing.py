@@ -651,3 +651,20 @@ def test_an_evaluation_reports_where_its_blocks_time_went(judge, relu_task):
     null, fastest = result.runtime_spread["null_block_steps_ms"], result.runtime_spread["fastest_block_steps_ms"]
     assert set(null) == set(fastest) == set(BLOCK_STEPS)
     assert fastest["call"] > 5 * null["call"] and fastest["call"] > 0.5 * result.runtime_spread["reported_median_ms"]
+
+
+def test_a_candidate_that_floods_the_step_diagnostics_changes_no_verdict(tmp_path, relu_task):
+    """The per-step diagnostics are the worker's word: a candidate that makes the timer's step list huge (the
+    timing module's names, reachable from its forward) is refused for changing the judge's module, without the
+    runner failing on the frames (the worker sends at most ``MAX_STEPS`` steps, the runner checks them)."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.testing.candidates import indent, kernel_forward
+
+    body = """
+import sys
+sys.modules["kernelgym.judge.timing"].BLOCK_STEPS = tuple(f"s{i}" for i in range(100000))
+return launch(x)"""
+    judge = Judge(device="cpu", cache_dir=tmp_path, static_checks=False)
+    result = judge.evaluate(relu_task, kernel_forward(indent(body)))
+    assert result.status == "rejected" and "BLOCK_STEPS" in result.message, result.message + result.log_tail
+    assert not result.judge_fault

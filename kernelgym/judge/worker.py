@@ -62,6 +62,7 @@ from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed
 from kernelgym.judge.profile import HostReads, LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
 from kernelgym.judge import protocol as _protocol  # noqa: E402
+from kernelgym.judge.wallclock import MAX_STEPS as _wallclock_max_steps  # noqa: E402
 from kernelgym.judge.protocol import Command, Event, tensor_header, write_frame  # noqa: E402
 from kernelgym.judge import transfer as _transfer  # noqa: E402
 from kernelgym.judge.transfer import write_tensor  # noqa: E402
@@ -105,6 +106,8 @@ _settle = _timing.settle
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
+_len = len
+_MAX_STEPS = _wallclock_max_steps
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
 _readline = sys.stdin.readline
@@ -369,6 +372,12 @@ def _timer_changed(timer, at_start: tuple) -> bool:
 
 
 _BASE_THREADS: set = set()
+
+
+def _small_steps(steps):
+    """A timer's per-step host times as the frame carries them: a dict of at most ``MAX_STEPS`` entries, else
+    ``None`` (the runner checks the rest, :func:`kernelgym.judge.wallclock.step_report`; a diagnostic only)."""
+    return steps if _type(steps) is dict and _len(steps) <= _MAX_STEPS else None
 
 
 def _warm_profiler(device: str) -> None:
@@ -702,7 +711,7 @@ class Worker:
                                          "flush, device or method) while it timed"])
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
                    "own_launches": launched if self.launches.installed else None,
-                   "step_ms": getattr(timer, "step_ms", None)})
+                   "step_ms": _small_steps(getattr(timer, "step_ms", None))})
         return True
 
     def check(self, index: int) -> bool:
