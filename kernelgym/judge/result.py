@@ -35,6 +35,9 @@ runtime_spread     candidate timing spread ``{"iqr_ms", "ci95_ms", "n"}`` (``ci9
                    (``"synchronized_median_ms"``: with the activity method the reported median is the spans'),
                    per call of each block how long the worker's threads ran on a CPU and waited for one
                    (``"worker_block_cpu_ms"``, ``"worker_block_cpu_wait_ms"``: the host's load on the blocks);
+                   the worker's own per-step host times per call (:data:`kernelgym.judge.timing.BLOCK_STEPS`) of
+                   the null block whose overhead was subtracted and of the fastest block
+                   (``"null_block_steps_ms"``, ``"fastest_block_steps_ms"``: diagnostics, never judged by);
                    a null call's own synchronized time (``"null_call_ms"``) and what of it the bound left out
                    (``"latency_left_out_ms"``: all of it under the activity method on a GPU, else 0);
                    a ``timing_wall_mismatch`` rejection keeps these too; ``"compared_floor_ms"``,

@@ -43,8 +43,7 @@ from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_in
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
-    step_report, \
-    lower_bound_ms, mismatch, null_overhead_ms
+    lower_bound_ms, mismatch, null_overhead_ms, step_report
 from kernelgym.tasks import Task
 
 #: a task whose FLOPs are at least this many times its bytes is compute-heavy: torch's copies in its forward may
