@@ -141,6 +141,9 @@ INTROSPECTION_ATTRS = _introspection_attributes()
 #: Dunder attributes kernel code may use (``super().__init__()``); any other, read or defined, reaches the
 #: interpreter's machinery (``len.__self__`` is the builtins module, ``__reduce_ex__`` runs at pickling, ...).
 ALLOWED_DUNDER_ATTRS = {"__init__", "__name__", "__qualname__", "__doc__"}
+#: Dunder attributes kernel code may read but never write: a package's version string (``triton.__version__``
+#: to pick a code path). Written (``torch.__version__ = ...``, ``self.__version__ = ...``) it stays refused.
+READABLE_DUNDER_ATTRS = {"__version__"}
 #: dunder names a candidate may use as plain names (``if __name__ == "__main__":``)
 ALLOWED_DUNDER_NAMES = {"__name__", "__doc__"}
 #: Dunder methods a candidate's classes may define: construction, printing, container and context protocols.
@@ -545,13 +548,15 @@ def _check_calls_and_attrs(tree: ast.Module, flags: list) -> None:
         elif isinstance(node, ast.Attribute) and node.attr in INTROSPECTION_ATTRS:
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: attributes of code, frames, generators and "
                                                 f"tracebacks reach the interpreter's machinery")
-        elif isinstance(node, ast.Attribute) and _is_dunder(node.attr) and node.attr not in ALLOWED_DUNDER_ATTRS:
+        elif isinstance(node, ast.Attribute) and _is_dunder(node.attr) and node.attr not in ALLOWED_DUNDER_ATTRS \
+                and not (node.attr in READABLE_DUNDER_ATTRS and isinstance(node.ctx, ast.Load)):
             allowed = ", ".join(sorted(ALLOWED_DUNDER_ATTRS))
             _flag(flags, "forbidden_attribute", f"uses .{node.attr}: dunder attributes other than {allowed} reach "
                                                 f"interpreter internals")
         elif isinstance(node, ast.Name) and node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
             _flag(flags, "forbidden_attribute", f"uses {node.id}")
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and id(node) not in in_main:
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and id(node) not in in_main \
+                and id(node) not in in_init:  # a constructor may build weights with @ as with torch.matmul
             _flag(flags, "torch_fallback", "uses the @ operator: matrix products must run in your own kernels")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             _flag(flags, "global_state", "uses global/nonlocal state: outputs may not be cached across calls")
