@@ -168,6 +168,8 @@ class Session:
         self._blocks_timed = 0  # the candidate's timed blocks so far
         self._probe_plan: dict[int, int] | None = None  # block number -> outlier kind of its probe (drawn once)
         self.check_ms: list[float] = []  # the runner's wall time of each check's answer, up to its header
+        #: the last candidate block's seals, one per call (:meth:`_seals`)
+        self._block_seals: list[dict] = []
         self._memory_checked = 0.0  # time.monotonic() of the last memory check
         self._first_draw: tuple | None = None  # random outputs: (seed, outputs) of the first standard trial
         #: per output, whether the reference's shares memory with an input (:meth:`_aliasing_refused`), once asked
@@ -678,8 +680,8 @@ class Session:
             return self.plan.outputs(compute, seed, outlier, budget=self.admission.budget) \
                 if self.plan is not None and self.plan.issued(seed) else compute()
 
-    def compare(self, seed: int, outlier: int, where: str, trial: dict | None = None, refs: tuple | None = None) \
-            -> None:
+    def compare(self, seed: int, outlier: int, where: str, trial: dict | None = None, refs: tuple | None = None,
+                seal: dict | None = None) -> None:
         """Receive the worker's outputs for inputs from ``seed`` (with ``outlier``, see
         :data:`~kernelgym.judge.inputs.OUTLIERS`) and compare them with the reference's (``refs`` when the caller
         has them already)."""
@@ -689,7 +691,7 @@ class Session:
             refs = self._reference_outputs(seed, outlier)
         self.out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         self._note_reference(refs, seed)
-        check = self._receive_and_check(refs, outlier, seed)
+        check = self._receive_and_check(refs, outlier, seed, seal)
         if trial is not None:
             self.result.trials.append({**trial, **check.to_dict()})
         if not check.ok:
@@ -736,7 +738,8 @@ class Session:
         elif degenerate is False and flagged:
             self.result.flags[:] = [f for f in self.result.flags if f.get("name") != DEGENERATE]
 
-    def _receive_and_check(self, refs: tuple, outlier: int, seed: int) -> TrialCheck:
+    def _receive_and_check(self, refs: tuple, outlier: int, seed: int, seal: dict | None = None) -> TrialCheck:
+        """``seal``: a timed call's (``_seals``), whose answer to ``check`` must match it."""
         with self.step("candidate"):  # the worker's inputs, forward, synchronisation and checks of its own
             header = self.expect(Event.OUTPUTS)
         if self._check_sent is not None:  # the answer to a check: by the wall clock (wallclock.check_lower_bound_ms)
@@ -749,6 +752,8 @@ class Session:
             for name, reason in flags[1:]:
                 self.result.add_flag(str(name), str(reason))
             raise self.reject(str(flags[0][0]), str(flags[0][1]))
+        if seal is not None:
+            self._check_seal_of_description(seal, header)
         if header.get("mutated_inputs"):
             self.result.add_flag("input_mutation", f"the forward modified input(s) {header['mutated_inputs']}")
             return TrialCheck(False, f"the forward modified its input(s) {header['mutated_inputs']}")
@@ -772,6 +777,8 @@ class Session:
                     return TrialCheck(False, f"output {i}: {exc}")
             else:
                 outs.append(desc.get("value"))
+        if seal is not None:
+            self._check_seal_of_outputs(seal, outs)
         atol = self.task.atol * (10.0 if outlier else 1.0)
         agains = None
         if self.task.check == "statistical":  # two more independent draws: could the output be one more?
@@ -797,6 +804,53 @@ class Session:
                     check = self._compare_wide(seed, refs, tuple(outs), atol, exacts, make_room)
                 exacts = None  # freed before the reservation ends
         return check
+
+    def _seal_broken(self, what: str) -> Verdict:
+        """The rejection for a ``check``'s answer that does not match its call's seal. Where the runner's clock on the
+        checks' answers contradicts the reported times too (:func:`~kernelgym.judge.wallclock.check_lower_bound_ms`,
+        as :meth:`check_wall_clock` would find after the last block), that is the verdict, with what the clock saw
+        kept beside it, and the seal's flag is added: the evidence no code in the worker can forge comes first."""
+        reason = (f"the judge's copy of a timed call's outputs was changed after the call ({what} no longer what "
+                  f"the worker sent with its block's times): work done outside the timed interval")
+        clock = getattr(self, "clock", None)
+        if self.check_ms and clock is not None and clock.times:
+            checks = check_lower_bound_ms(min(self.check_ms), not self.settings.on_cpu)
+            contradiction = mismatch(clock.median_ms(), checks, "describing a compared call's output took")
+            if contradiction:
+                self.result.add_flag("monkeypatch", reason)
+                self.result.runtime_spread = {
+                    "runner_bound_ms": checks, "runner_bound_from": "checks",
+                    "fastest_check_ms": min(self.check_ms),
+                    "runner_block_walls_ms": [round(w, 4) for w in clock.per_call_ms],
+                    "runner_block_probed": list(self._probed_blocks),
+                    "synchronized_median_ms": clock.median_ms()}
+                return self.reject("timing_wall_mismatch", contradiction)
+        return self.reject("monkeypatch", reason)
+
+    def _check_seal_of_description(self, seal: dict, header: dict) -> None:
+        """A ``check``'s answer describes the call its seal was sent for: the inputs it wrote into and each output's
+        layout as returned (the worker keeps both in plain lists the candidate's code can reach after the block)."""
+        if list(header.get("mutated_inputs") or []) != list(seal["changed"]):
+            raise self._seal_broken("the inputs it wrote into are")
+        descs = header.get("descs") or []
+        layouts = seal["layouts"]
+        for k, desc in enumerate(descs):
+            shown = layouts[k] if k < len(layouts) else None
+            if not isinstance(desc, dict) or desc.get("kind") != "tensor" or shown is None:
+                continue
+            if any(desc.get(name) != value for name, value in shown.items()):
+                raise self._seal_broken(f"output {k}'s layout is")
+
+    def _check_seal_of_outputs(self, seal: dict, outs: list) -> None:
+        """The outputs a ``check`` sent hold, at the positions its seal's key draws, the bytes whose digests the seal
+        carries (:func:`~kernelgym.judge.timing.sample_digests`): the snapshot was not written into after its block,
+        whatever became of the worker's own sample of it (a red-team helper dropped the samples, round 35)."""
+        from kernelgym.judge.timing import sample_digests, snapshot_sample
+
+        with self.step("compare"):
+            digests = sample_digests(snapshot_sample(tuple(outs), int(seal["key"])))
+        if digests != list(seal["samples"]):
+            raise self._seal_broken("its sample is")
 
     def _reference_state_bytes(self) -> int:
         """Bytes of the reference model's parameters and buffers: what torch's copies in a forward may re-lay out
@@ -1236,7 +1290,7 @@ class Session:
             self.send(Command.CHECK, index)
             self.compare(call_seed(seed, index), outlier,
                          f"timed call {first + index}" + (" (outlier inputs)" if outlier != NO_OUTLIERS else ""),
-                         refs=refs)
+                         refs=refs, seal=self._block_seals[index])
         return True
 
     def _raw_block(self, calls: int) -> list[float]:
@@ -1244,9 +1298,29 @@ class Session:
         self.send(Command.BLOCK, calls, self._block_seed, probe, kind)
         header = self.expect(Event.TIMING)
         times = self._block_times(header, calls)
+        self._block_seals = self._seals(header.get("seals"), calls)
         self.block_steps.append(step_report(header.get("step_ms")))
         self._require_timed_launches(header.get("own_launches"), calls)
         return times
+
+    def _seals(self, seals, calls: int) -> list[dict]:
+        """A candidate block's seals (``Worker._timed_block``: per call, the key of its snapshot's sample, the
+        sample's digests, its outputs' layouts as returned and the inputs it wrote into), checked for form; the
+        answer to a ``check`` of one of its calls must match its seal (:meth:`_receive_and_check`). The worker's own
+        code sends one per call: anything else is the candidate's doing."""
+        def layout_ok(entry) -> bool:
+            return entry is None or isinstance(entry, dict)
+
+        if not isinstance(seals, list) or len(seals) != calls or not all(
+                isinstance(seal, dict) and isinstance(seal.get("key"), str) and seal["key"].isascii()
+                and seal["key"].isdigit() and len(seal["key"]) <= 20 and isinstance(seal.get("samples"), list)
+                and all(d is None or isinstance(d, str) for d in seal["samples"])
+                and isinstance(seal.get("layouts"), list) and all(layout_ok(e) for e in seal["layouts"])
+                and isinstance(seal.get("changed"), list)
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in seal["changed"]) for seal in seals):
+            raise self.reject("timing_tampered", "the seals of the timed calls' outputs sent from the worker were "
+                                                 "malformed or missing")
+        return seals
 
     def _require_timed_launches(self, launched, calls: int) -> None:
         """Every timed call must launch one of the candidate's own Triton kernels, as every trial must

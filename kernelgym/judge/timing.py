@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import math
 import os
 import statistics
@@ -65,6 +66,7 @@ _uint8, _Generator, _gen_seed, _randint, _equal = torch.uint8, torch.Generator, 
     torch.randint, torch.equal
 _to, _cpu, _urandom, _arange = torch.Tensor.to, torch.Tensor.cpu, os.urandom, torch.arange
 _numel, _index_select, _len = torch.Tensor.numel, torch.index_select, len
+_sha256, _numpy, _hexdigest = hashlib.sha256, torch.Tensor.numpy, type(hashlib.sha256()).hexdigest
 
 #: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
 #: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
@@ -248,6 +250,15 @@ def snapshot_changed(values, samples: tuple, key: int) -> bool:
         if (a is None) != (b is None) or (a is not None and not _equal(a, b)):
             return True
     return False
+
+
+def sample_digests(samples: tuple) -> list:
+    """The SHA-256 (hex) of each host sample of :func:`snapshot_sample` (``None`` where it is ``None``): what the worker
+    sends with a block's times as each call's *seal* (``Worker._timed_block``), and what the runner computes again
+    from the outputs a ``check`` sends it (:meth:`kernelgym.judge.session.Session._receive_and_check`). The samples
+    themselves stay in the worker's memory, where code of the candidate's that runs between the judge's commands can
+    drop or retake them (a red-team helper, round 35): only what has left the worker is out of its reach."""
+    return [None if s is None else _hexdigest(_sha256(_numpy(_cpu(s)))) for s in samples]
 
 
 def settle(device: str) -> None:

@@ -103,6 +103,8 @@ _layout = _timing.layout
 _snapshot_key = _timing.snapshot_key
 _snapshot_changed = _timing.snapshot_changed
 _settle = _timing.settle
+_sample_digests = _timing.sample_digests
+_str = str
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
 _type = type
@@ -378,6 +380,19 @@ def _small_steps(steps):
     """A timer's per-step host times as the frame carries them: a dict of at most ``MAX_STEPS`` entries, else
     ``None`` (the runner checks the rest, :func:`kernelgym.judge.wallclock.step_report`; a diagnostic only)."""
     return steps if _type(steps) is dict and _len(steps) <= _MAX_STEPS else None
+
+
+def _seals(calls: int, samples: list | None, layouts: list, changed: list) -> list | None:
+    """Each timed call's *seal*, sent with its block's times (so before the runner's clock on the block ends, and out
+    of the reach of code that runs after it): the key of its snapshot's sample (a string: it has 62 bits), the
+    sample's digests (:func:`timing.sample_digests`), the layouts of its outputs as returned and which inputs it
+    wrote into. The runner checks a ``check``'s answer against it (``Session._receive_and_check``): the worker's own
+    copies of these are plain data that code of the candidate's can rewrite between the judge's commands (a red-team
+    helper dropped the samples and filled the snapshots after the block, round 35). ``None`` without samples."""
+    if samples is None or _len(samples) != calls or _len(layouts) != calls or _len(changed) != calls:
+        return None
+    return [{"key": _str(samples[i][0]), "samples": _sample_digests(samples[i][1]), "layouts": layouts[i],
+             "changed": changed[i]} for i in range(calls)]
 
 
 def _warm_profiler(device: str) -> None:
@@ -711,7 +726,8 @@ class Worker:
                                          "flush, device or method) while it timed"])
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
                    "own_launches": launched if self.launches.installed else None,
-                   "step_ms": _small_steps(getattr(timer, "step_ms", None))})
+                   "step_ms": _small_steps(getattr(timer, "step_ms", None)),
+                   "seals": _seals(calls, samples, layouts, changed)})
         return True
 
     def check(self, index: int) -> bool:
@@ -725,7 +741,9 @@ class Worker:
         _settle(self.device)
         snapshot = self.snapshots[index]
         flags = []
-        if index < len(self.snapshot_samples) and \
+        # a sample is taken of every snapshot: one missing was dropped (the runner checks the seal sent with the
+        # block's times in any case, Session._receive_and_check)
+        if index >= len(self.snapshot_samples) or \
                 _snapshot_changed(snapshot, self.snapshot_samples[index][1], self.snapshot_samples[index][0]):
             flags.append(["monkeypatch", f"the judge's copy of timed call {index}'s outputs (of its block) was changed "
                                          f"after the call: work done outside the timed interval"])
