@@ -38,6 +38,7 @@ from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.protocol import STAGE_NAMES, Command, Deadline, Event, FrameReader, ProtocolError, stage
 from kernelgym.judge.reference import ReferenceSide
 from kernelgym.judge.result import EvalResult
+from kernelgym.judge.timing import SEAL_EVENT
 from kernelgym.judge import device_transfer
 from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
@@ -459,7 +460,7 @@ class Session:
 
         def null_block(n: int) -> list[float]:
             self.send(Command.NULL, n, secret_seed(), specs)
-            header = self.expect(Event.TIMING)
+            header, _ = self._read_block(n)  # the null calls' seals: the judge's own code, nothing to check
             self._null_frame_unflagged(header)
             self.null_steps.append(step_report(header.get("step_ms")))
             return self._block_times(header, n)
@@ -1293,12 +1294,28 @@ class Session:
                          refs=refs, seal=self._block_seals[index])
         return True
 
+    def _read_block(self, calls: int) -> tuple[dict, list]:
+        """The frames answering a block of ``calls`` calls: one seal per call (:data:`~kernelgym.judge.timing.SEAL_EVENT`,
+        sent by the worker right after each call's sample, ``Worker._timed_block``), then the block's ``timing`` frame;
+        the latter's header and the seals as sent (each checked by :meth:`_seals` where it is used). Sent with the
+        block's times, at its end, the seals were made from the worker's lists, which a later call's forward could
+        rewrite first (a red-team helper, round 36). More seals than calls are the candidate's doing."""
+        seals = []
+        while True:
+            header = self.expect(SEAL_EVENT, Event.TIMING)
+            if header.get("event") == Event.TIMING:
+                return header, seals
+            if len(seals) >= calls:
+                raise self.reject("timing_tampered", "the seals of the timed calls' outputs sent from the worker were "
+                                                     "malformed or missing (more seals than calls)")
+            seals.append(header.get("seal"))
+
     def _raw_block(self, calls: int) -> list[float]:
         probe, kind = self._block_probe
         self.send(Command.BLOCK, calls, self._block_seed, probe, kind)
-        header = self.expect(Event.TIMING)
+        header, seals = self._read_block(calls)
         times = self._block_times(header, calls)
-        self._block_seals = self._seals(header.get("seals"), calls)
+        self._block_seals = self._seals(seals, calls)
         self.block_steps.append(step_report(header.get("step_ms")))
         self._require_timed_launches(header.get("own_launches"), calls)
         return times

@@ -431,7 +431,7 @@ class CallTimer:
     def time_block(self, calls: int, keep: list | None = None, changed: list | None = None,
                    salt: int = 0, after_call: Callable[[], None] | None = None,
                    layouts: list | None = None, samples: list | None = None,
-                   sample_key: int | None = None) -> list[float]:
+                   sample_key: int | None = None, seal: Callable | None = None) -> list[float]:
         """Time ``calls`` more calls; returns their times (ms), also appended to :attr:`times`. With ``keep``, a
         snapshot (copy) of each call's outputs is appended to it right after the call, outside the timed interval:
         the judge compares one of them, chosen after the block, with the reference. With ``changed``, the inputs each
@@ -443,7 +443,12 @@ class CallTimer:
         (:func:`layout`, ``None`` for what is not a tensor) are appended too, taken before the snapshot. With ``keep`` and
         ``samples``, a sample of each snapshot is appended right after it is taken, as ``(key, sample)``: the call's own
         key (:func:`snapshot_key` salted with ``sample_key``, drawn after the call) and :func:`snapshot_sample` with
-        it, for the check of the snapshot when it is sent (:func:`snapshot_changed`)."""
+        it, for the check of the snapshot when it is sent (:func:`snapshot_changed`). With ``seal`` (and ``keep`` and
+        ``samples``), ``seal(key, sample, layouts, changed)`` is called with the call's sample and its key, its
+        outputs' layouts and the inputs it wrote into (``None`` where not taken) right after these are taken, before
+        any code of the candidate's can run again (the next call, a finalizer freed with the call's outputs): the
+        worker sends them to the runner there (:data:`SEAL_EVENT`), out of the reach of later code, which could
+        rewrite the lists they are also appended to (a red-team helper, round 36)."""
         block: list[float] = []
         self.refused_snapshots = []
         stage = self.stage_recorder
@@ -481,19 +486,26 @@ class CallTimer:
                 if refused:  # the candidate's code would run in the snapshot below: none is taken
                     self.refused_snapshots.append(refused)
                     outs = ()
+                shown = sample = wrote = None  # this call's, kept here for its seal (the lists are reachable)
                 if layouts is not None:
-                    layouts.append(tuple(layout(o, args) if _is_tensor(o) else None for o in outs))
+                    shown = tuple(layout(o, args) if _is_tensor(o) else None for o in outs)
+                    layouts.append(shown)
                 t = _lap(steps, "layouts", t)
                 if keep is not None:
                     keep.append(tuple(_clone(o) if _is_tensor(o) else o for o in outs))
                     t = _lap(steps, "snapshot", t)
                     if samples is not None:  # a key of the call's own, drawn now that it returned
                         call_key = snapshot_key(sample_key or 0)
-                        samples.append((call_key, snapshot_sample(keep[-1], call_key)))
+                        sample = snapshot_sample(keep[-1], call_key)
+                        samples.append((call_key, sample))
                         t = _lap(steps, "snapshot_sample", t)
                 if changed is not None:
-                    changed.append(changed_inputs(before, sample_inputs(args, salt)))
+                    wrote = changed_inputs(before, sample_inputs(args, salt))
+                    changed.append(wrote)
                     t = _lap(steps, "changed", t)
+                if seal is not None and sample is not None:  # before any code of the candidate's runs again
+                    seal(call_key, sample, shown, wrote)
+                    t = _lap(steps, "seal", t)
                 if after_call is not None:
                     after_call()
                     t = _lap(steps, "after_call", t)
@@ -515,7 +527,13 @@ class CallTimer:
 
 #: the steps of a timed call whose host time :attr:`CallTimer.step_ms` reports, in their order
 BLOCK_STEPS = ("inputs", "samples", "flush", "settle", "call", "layouts", "snapshot", "snapshot_sample", "changed",
-               "after_call", "scrub")
+               "seal", "after_call", "scrub")
+
+#: the event of the frame a worker sends for each timed call of a block, before the block's ``timing`` frame, right
+#: after the call's sample and layouts are taken (``seal`` of :meth:`CallTimer.time_block`): ``{"event": "seal",
+#: "seal": {...}}`` (``Worker._timed_block``, ``Session._read_block``). Named here, where the worker and the runner
+#: both read it.
+SEAL_EVENT = "seal"
 
 
 def _lap(steps: dict, name: str, since: float) -> float:

@@ -104,6 +104,7 @@ _snapshot_key = _timing.snapshot_key
 _snapshot_changed = _timing.snapshot_changed
 _settle = _timing.settle
 _sample_digests = _timing.sample_digests
+_SEAL_EVENT = _timing.SEAL_EVENT
 _str = str
 _clone = torch.Tensor.clone
 _is_tensor = torch.is_tensor
@@ -374,6 +375,9 @@ def _timer_changed(timer, at_start: tuple) -> bool:
 
 
 _BASE_THREADS: set = set()
+#: the result channel's descriptor, bound by :func:`main` before the watch is taken (so watched like every name here)
+#: and read by :meth:`Worker.send` and the seals of :meth:`Worker._timed_block`; ``None`` until then
+_RESULT_FD = None
 
 
 def _small_steps(steps):
@@ -383,12 +387,16 @@ def _small_steps(steps):
 
 
 def _seals(calls: int, samples: list | None, layouts: list, changed: list) -> list | None:
-    """Each timed call's *seal*, sent with its block's times (so before the runner's clock on the block ends, and out
-    of the reach of code that runs after it): the key of its snapshot's sample (a string: it has 62 bits), the
-    sample's digests (:func:`timing.sample_digests`), the layouts of its outputs as returned and which inputs it
-    wrote into. The runner checks a ``check``'s answer against it (``Session._receive_and_check``): the worker's own
-    copies of these are plain data that code of the candidate's can rewrite between the judge's commands (a red-team
-    helper dropped the samples and filled the snapshots after the block, round 35). ``None`` without samples."""
+    """Each timed call's *seal*: the key of its snapshot's sample (a string: it has 62 bits), the sample's digests
+    (:func:`timing.sample_digests`), the layouts of its outputs as returned and which inputs it wrote into. The runner
+    checks a ``check``'s answer against it (``Session._receive_and_check``): the worker's own copies of these are
+    plain data that code of the candidate's can rewrite between the judge's commands (a red-team helper dropped the
+    samples and filled the snapshots after the block, round 35). Made and sent for each call alone, right after the
+    call's sample is taken (``seal`` of :meth:`timing.CallTimer.time_block`, a frame of :data:`timing.SEAL_EVENT`),
+    before any code of the candidate's runs again: made at the block's end from the worker's lists, a later call's
+    forward or a finalizer freed with a call's outputs had rewritten an earlier call's sample (the true output's bytes
+    at its key's positions: a gather, not the call's work) or layout (a transposed view passed for a fresh tensor)
+    before it was sent (a red-team helper, round 36). ``None`` without samples."""
     if samples is None or _len(samples) != calls or _len(layouts) != calls or _len(changed) != calls:
         return None
     return [{"key": _str(samples[i][0]), "samples": _sample_digests(samples[i][1]), "layouts": layouts[i],
@@ -461,7 +469,10 @@ class Worker:
 
     # -- channel -------------------------------------------------------------------------------------------
     def send(self, header: dict) -> None:
-        write_frame(self.fd, header)
+        # the result channel as main() bound it, before any candidate code ran, not the instance's attribute: code that
+        # pointed ``self.fd`` at a pipe of its own could rewrite every frame before passing it on (no function of the
+        # judge's replaced); ``self.fd`` only where none was bound (a stand-in)
+        write_frame(_RESULT_FD if _RESULT_FD is not None else self.fd, header)
 
     def error(self, status: str, exc: BaseException, where: str) -> None:
         tb = "".join(traceback.format_exception(_type(exc), exc, exc.__traceback__))
@@ -715,8 +726,16 @@ class Worker:
         #: the inputs' maker is the worker's closure: its cells (the block's seed, first index, probe) and code can be
         #: replaced in place, keeping the function the identity check sees
         maker_parts = _function_parts(getattr(timer, "make_args", None))
+        fd = _RESULT_FD  # the channel as main() bound it (None: a stand-in without one, which sends no seals)
+
+        def seal(call_key, sample, shown, wrote):  # each call's seal, sent as soon as it is taken (_seals)
+            made = _seals(1, [(call_key, sample)], [shown], [wrote])
+            write_frame(fd, {"event": _SEAL_EVENT, "seal": made[0] if _type(made) is list and _len(made) == 1
+                             else None})
+
         try:
-            times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts, samples, key)
+            times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts, samples, key,
+                                seal if fd is not None else None)
         except BaseException as exc:  # noqa: BLE001
             self.error("runtime_error", exc, what)
             return False
@@ -726,8 +745,7 @@ class Worker:
                                          "flush, device or method) while it timed"])
         self.send({"event": Event.TIMING, "times_ms": times, "integrity_flags": flags,
                    "own_launches": launched if self.launches.installed else None,
-                   "step_ms": _small_steps(getattr(timer, "step_ms", None)),
-                   "seals": _seals(calls, samples, layouts, changed)})
+                   "step_ms": _small_steps(getattr(timer, "step_ms", None))})
         return True
 
     def check(self, index: int) -> bool:
@@ -892,6 +910,8 @@ def main() -> int:
     # the interpreter has no GPU to benchmark configs on (Triton's sweep fails there): the first config is used
     interpreting = os.environ.get("TRITON_INTERPRET") == "1"
     bound_autotune(1 if interpreting else int(request.get("max_autotune_configs", 8)))
+    global _RESULT_FD
+    _RESULT_FD = result_fd  # before the watch below, and before any candidate code runs
     worker = Worker(result_fd, request, int(sys.argv[2]) if len(sys.argv) > 2 else -1)
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
