@@ -15,6 +15,12 @@ B = 32
 T = 256
 IN = 256
 H = 768
+#: scale of each sequence's context: a per-feature offset drawn once per sequence and added at every step. With
+#: white-noise inputs alone the GRU forgot its input within a few dozen steps: a kernel that restarted the
+#: recurrence from a zero state 32 steps before each chunk of 32 outputs (the sequence in parallel chunks) was
+#: within 1e-4 of the reference at T = 256 on every kind of trial (a red-team finding, round 36). With the
+#: context some units' gates saturate open, and a restart even 128 steps back is off by 0.1 or more
+CONTEXT = 4.0
 
 
 class Model(nn.Module):
@@ -35,7 +41,9 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(B, T, IN)]
+    # every sequence also carries a context of its own at every step (CONTEXT): it saturates some units' gates,
+    # which then keep their state through the whole sequence
+    return [torch.randn(B, T, IN) + CONTEXT * torch.randn(B, 1, IN)]
 
 
 def get_init_inputs():
