@@ -31,6 +31,24 @@ def judge(tmp_path_factory):
     return Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"))
 
 
+@pytest.fixture(scope="module")
+def runtime_judge(tmp_path_factory):
+    """A CPU judge with the static guards off, for the runtime defences (a module may define its own instead)."""
+    from kernelgym.judge.runner import Judge
+
+    judge = Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False,
+                  memory_limit_bytes=3 << 30)
+    yield judge
+    judge.close()
+
+
+def assert_rejected_for(result, words: str) -> None:
+    """``result`` is ``rejected`` with ``words`` in its message or a flag's reason, and no judge fault."""
+    assert result.status == "rejected", (result.status, result.runtime_ms, result.message, result.log_tail[-600:])
+    assert words in result.message + " ".join(f["reason"] for f in result.flags), (result.message, result.flags)
+    assert not result.judge_fault, result.flags
+
+
 @pytest.fixture
 def no_probes(monkeypatch):
     """Timed blocks without probes (``Session.probe_for_block``), for tests of what the other checks catch alone."""

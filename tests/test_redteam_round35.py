@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from kernelgym.judge.profiles import get_profile
-from kernelgym.judge.runner import Judge
 from kernelgym.testing.candidates import GOOD, fill_snapshots_after_the_block
+from conftest import assert_rejected_for
 
 SHORT = get_profile("quick").with_overrides(compile_timeout_s=30, cpu_correctness_timeout_s=30)
 
@@ -47,20 +47,6 @@ def finish_block():
 ''')
 
 
-@pytest.fixture(scope="module")
-def runtime_judge(tmp_path_factory):
-    judge = Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False,
-                  memory_limit_bytes=3 << 30)
-    yield judge
-    judge.close()
-
-
-def _rejected_for(result, words: str) -> None:
-    assert result.status == "rejected", (result.status, result.runtime_ms, result.message, result.log_tail[-600:])
-    assert words in result.message + " ".join(f["reason"] for f in result.flags), (result.message, result.flags)
-    assert not result.judge_fault, result.flags
-
-
 @pytest.mark.timeout(120)
 def test_an_honest_kernel_is_still_ok(runtime_judge, relu_task):
     result = runtime_judge.evaluate(relu_task, GOOD, profile=SHORT)
@@ -76,7 +62,7 @@ def test_snapshots_filled_after_the_block_with_the_workers_samples_rewritten_are
     seal (its sample's digest, layouts and written inputs) leaves the worker with the block's times, and the runner
     checks the outputs it is sent against it."""
     result = runtime_judge.evaluate(relu_task, text, profile=SHORT)
-    _rejected_for(result, "was changed after the call")
+    assert_rejected_for(result, "was changed after the call")
 
 
 #: the worker's seals dropped from its frames (code past the watch list): the runner needs one per timed call
@@ -90,4 +76,4 @@ M._seals = lambda *args: None
 @pytest.mark.timeout(120)
 def test_a_block_without_its_seals_is_rejected(runtime_judge, relu_task):
     result = runtime_judge.evaluate(relu_task, SEALS_DROPPED, profile=SHORT)
-    _rejected_for(result, "seals of the timed calls' outputs")
+    assert_rejected_for(result, "seals of the timed calls' outputs")

@@ -9,14 +9,12 @@ sampled), and a materialised transpose.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kernelgym.judge.profiles import get_profile
 from kernelgym.judge.runner import Judge
-from kernelgym.tasks import load_tasks
-from kernelgym.testing.candidates import PARKED_FINALIZER, TEST_TASKS, indent, kernel_forward
+from kernelgym.testing.candidates import PARKED_FINALIZER, TEST_TASKS, indent, kernel_forward, write_task
+from conftest import assert_rejected_for
 
 SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
@@ -173,34 +171,13 @@ class ModelNew(nn.Module):
 '''
 
 
-def _task(directory: Path, name: str, text: str):
-    target = directory / "level1"
-    target.mkdir(parents=True, exist_ok=True)
-    (target / f"{name}.py").write_text(text)
-    return load_tasks(directory).get(f"L1/{name}")
-
-
 @pytest.fixture(scope="module")
 def tasks(tmp_path_factory):
     root = tmp_path_factory.mktemp("tasks")
     relu = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text().replace(
         '"small": {"B": 8, "D": 300}', f'"small": {{"B": {ROWS}, "D": {COLS}}}')
-    return {"relu": _task(root / "relu", "1_scaled_relu", relu),
-            "transpose": _task(root / "transpose", "1_transpose", TRANSPOSE_TASK)}
-
-
-@pytest.fixture(scope="module")
-def runtime_judge(tmp_path_factory):
-    judge = Judge(device="cpu", cache_dir=tmp_path_factory.mktemp("cache"), static_checks=False,
-                  memory_limit_bytes=3 << 30)
-    yield judge
-    judge.close()
-
-
-def _rejected_for(result, words: str) -> None:
-    assert result.status == "rejected", (result.status, result.runtime_ms, result.message, result.log_tail[-600:])
-    assert words in result.message + " ".join(f["reason"] for f in result.flags), (result.message, result.flags)
-    assert not result.judge_fault, result.flags
+    return {"relu": write_task(root / "relu", "1_scaled_relu", relu),
+            "transpose": write_task(root / "transpose", "1_transpose", TRANSPOSE_TASK)}
 
 
 @pytest.mark.timeout(120)
@@ -218,7 +195,7 @@ def test_samples_rewritten_with_the_true_outputs_bytes_at_their_keys_are_caught(
     finalizer had rewritten, and the snapshots were filled after the block. Now each call's seal leaves the worker
     right after its sample is taken."""
     result = runtime_judge.evaluate(tasks["relu"], SAMPLES_FORGED, profile=SHORT)
-    _rejected_for(result, "was changed after the call")
+    assert_rejected_for(result, "was changed after the call")
 
 
 @pytest.mark.timeout(120)
@@ -226,7 +203,7 @@ def test_a_layout_rewritten_after_the_call_is_caught(runtime_judge, tasks):
     """Before the mend: ``ok`` at 3.2 ms per call against the honest transpose's 79 ms: the timed calls returned a
     view, the judge's snapshot did the transpose untimed, and the layout the seal and the check read was rewritten."""
     result = runtime_judge.evaluate(tasks["transpose"], LAYOUT_FORGED, profile=SHORT)
-    _rejected_for(result, "layout is no longer what the worker sent")
+    assert_rejected_for(result, "layout is no longer what the worker sent")
 
 
 @pytest.mark.timeout(120)
@@ -235,7 +212,7 @@ def test_a_layout_rewritten_after_the_call_is_caught(runtime_judge, tasks):
                                        "round 36)")
 def test_the_judges_sampler_swapped_for_one_call_and_put_back_is_caught(runtime_judge, tasks):
     result = runtime_judge.evaluate(tasks["relu"], SAMPLER_SWAPPED, profile=SHORT)
-    _rejected_for(result, "")
+    assert_rejected_for(result, "")
 
 
 def test_these_attacks_are_refused_by_the_static_checks_too(tmp_path, tasks):

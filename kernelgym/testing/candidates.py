@@ -93,18 +93,23 @@ def resized_relu_task(directory, rows: int, cols: int, reference_pause_s: float 
     (benchmarks on a GPU use a small one: at the default 4096 x 65536 every output is 1 GiB). With
     ``reference_pause_s``, the reference's forward first sleeps that long: a slow reference, during whose forwards
     the candidate's worker waits for the judge."""
-    from kernelgym.tasks import load_tasks
-
     text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
     text = text.replace("\nB = 4096\n", f"\nB = {int(rows)}\n").replace("\nD = 65536\n", f"\nD = {int(cols)}\n")
     if reference_pause_s:
         text = text.replace("import torch\n", "import time\nimport torch\n", 1).replace(
             "        return torch.relu(x) * 2 + 1", f"        time.sleep({float(reference_pause_s)})\n"
                                                   "        return torch.relu(x) * 2 + 1")
+    return write_task(directory, "1_scaled_relu", text)
+
+
+def write_task(directory, name: str, text: str):
+    """The level-1 task ``name`` with source ``text``, written under ``directory`` and loaded from there."""
+    from kernelgym.tasks import load_tasks
+
     target = Path(directory) / "level1"
     target.mkdir(parents=True, exist_ok=True)
-    (target / "1_scaled_relu.py").write_text(text)
-    return load_tasks(Path(directory)).get("L1/1_scaled_relu")
+    (target / f"{name}.py").write_text(text)
+    return load_tasks(Path(directory)).get(f"L1/{name}")
 
 
 def indent(code: str) -> str:
