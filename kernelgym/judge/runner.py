@@ -45,6 +45,8 @@ from kernelgym.judge.sandbox import NO_GPU, mode_from, worker_python_path
 from kernelgym.judge.session import COMPARED_FLOOR, SNAPSHOT_BYTES, Session, Settings
 from kernelgym.judge.timing import TIMING_METHOD, check_method
 from kernelgym.judge.verdict import Verdict
+from kernelgym.judge.witness import Witness
+from kernelgym.judge.witness import enabled_by_env as witness_enabled_by_env
 from kernelgym.parsing import compile_source
 from kernelgym.tasks import Task
 
@@ -178,13 +180,19 @@ class Judge:
             whichever judge needs a worker next gets the oldest spare of them all; default: spares of its own.
         device_transfer: on a GPU, hand outputs over in device memory (:mod:`.device_transfer`) instead of host
             files; default on unless ``$KERNELGYM_DEVICE_TRANSFER`` is ``"0"`` (:func:`.device_transfer.enabled`).
+        witness: beside each evaluation, a second worker of its task that never gets the candidate and times null
+            calls in the candidate's timing window, whose per-call overhead the runner's wall-clock bound then
+            subtracts (:mod:`.witness`); default ``$KERNELGYM_WITNESS`` (off where unset). It costs one more worker
+            start per evaluation (a spare when there is one) and its GPU memory (:meth:`witness_memory_need`).
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
                  sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False,
-                 device_transfer: bool | None = None, timing_method: str | None = None, spare_workers=None):
+                 device_transfer: bool | None = None, timing_method: str | None = None, spare_workers=None,
+                 witness: bool | None = None):
         self.device = device or default_device()
+        self.witness = witness_enabled_by_env() if witness is None else bool(witness)
         self.on_cpu = self.device == "cpu"
         # a misspelt method (or KERNELGYM_TIMING_METHOD) fails here, not in the first timed block
         self.timing_method = check_method(timing_method or TIMING_METHOD)
@@ -468,10 +476,13 @@ class Judge:
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
-        need = (self.admission.budget.capacity or 0) if memory_alone else self.memory_need(task)
+        witness = self._start_witness(request, result, prof, task, init_seed, arch) \
+            if self.witness and mode != "build" else None
+        need = (self.admission.budget.capacity or 0) if memory_alone else \
+            self.memory_need(task) + (self.witness_memory_need(task) if witness is not None else 0)
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
                           need, source, plan, exact_need=self.exact_memory_need(task),
-                          build_need=need if memory_alone else self.build_memory_need(task))
+                          build_need=need if memory_alone else self.build_memory_need(task), witness=witness)
         timed = False
         failed: BaseException | None = None  # what ends the session, if anything (its traceback's frames are cleared)
         try:
@@ -507,6 +518,8 @@ class Judge:
             try:
                 with self.admission.shared("teardown"):
                     worker.kill()
+                    if witness is not None:
+                        witness.discard()
                 if timed:  # within this evaluation's memory reservation still: the confirmation runs the reference
                     # at full size, and outside it, a multi-GB task's confirmation could run beside an evaluation
                     # given the whole budget (one way L1/17 ran out of memory alone on the H100 at b21456f)
@@ -533,6 +546,30 @@ class Judge:
                     session.memory_hold.close()
                     self._in_flight = None
                     self._keep_log_and_discard(result, worker, build_dir)
+
+    def _start_witness(self, request: dict, result: EvalResult, prof: EvalProfile, task: Task, init_seed: int,
+                       arch: str | None) -> Witness | None:
+        """A witness for the evaluation (:mod:`.witness`): a fresh worker given the evaluation's request without
+        its candidate (``mode: witness``, no source), or ``None`` where none could be started (noted in
+        ``durations["witness_start_failed"]``, never the candidate's verdict)."""
+        try:
+            started = self.launcher.take()
+        except Exception:  # noqa: BLE001 - the evaluation goes on without a witness, as with none asked for
+            result.durations["witness_start_failed"] = 1.0
+            return None
+        ask = {**request, "mode": "witness", "source": "", "scratch": str(started.scratch),
+               "env": self._candidate_env(None, arch), "gpu_compile": False}
+        # its own result: what it says or fails is the judge's, recorded beside the bound (Witness.report)
+        own = EvalResult(task_id=task.id, backend=result.backend, device=result.device, profile=prof.name)
+        session = Session(started, self.reference, self.admission, self.settings, own, prof, task, init_seed, 0)
+        session.send(json.dumps(ask))
+        return Witness(session)
+
+    def witness_memory_need(self, task: Task) -> int:
+        """GPU bytes a witness adds to an evaluation of ``task`` (:mod:`.witness`): one eager footprint (the inputs of
+        a null call and its outputs) and the snapshots of one block; its CUDA context is counted apart, as every
+        worker's (:class:`~kernelgym.judge.launch.WorkerLauncher`)."""
+        return self._footprints_need(task, 1, SNAPSHOT_BYTES["gpu"])
 
     @staticmethod
     def _keep_log_and_discard(result: EvalResult, worker: StartedWorker, build_dir: Path | None) -> None:

@@ -45,6 +45,7 @@ from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_ra
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
     lower_bound_ms, mismatch, null_overhead_ms, step_report
+from kernelgym.judge.witness import witness_overhead_ms
 from kernelgym.tasks import Task
 
 #: a task whose FLOPs are at least this many times its bytes is compute-heavy: torch's copies in its forward may
@@ -95,8 +96,9 @@ MAX_COMPILE_PAUSES = 64
 #: result and the wide trial's moved results) and comparing. Their time moves the deadlines on (:meth:`Session.step`),
 #: as a wait for the GPU does: a stage's limit bounds the candidate, and the judge's share of a stage grows with what
 #: the judge has to do beside other evaluations (H200, c27665c: a float64 result computed on the host for 154 s held
-#: the reference's numerics for as long, and an honest evaluation's correctness stage timed out behind it)
-JUDGE_OWN_STEPS = frozenset({"reference", "exact_reference", "compare"})
+#: the reference's numerics for as long, and an honest evaluation's correctness stage timed out behind it); and a
+#: witness's null blocks (kernelgym.judge.witness)
+JUDGE_OWN_STEPS = frozenset({"reference", "exact_reference", "compare", "witness_blocks"})
 #: longest an evaluation waits for the memory of its float64 reference on the GPU (:meth:`Session.exact_room`), off
 #: its GPU hold, before the reference runs on the host instead: L1/15's took 58 s there on the H100 and 154 s on the
 #: H200, against tens of milliseconds on the GPU, while evaluations on the GPU end every few seconds
@@ -126,7 +128,8 @@ class Session:
 
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
                  result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
-                 source: str = "", plan=None, exact_need: int = 0, build_need: int | None = None):
+                 source: str = "", plan=None, exact_need: int = 0, build_need: int | None = None,
+                 witness=None):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
         #: GPU bytes held until the candidate is built (the rest of :attr:`memory_need` after, :meth:`grow_memory`;
@@ -136,6 +139,8 @@ class Session:
         self.source = source
         self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
         self.exact_need = exact_need  # GPU bytes of the float64 reference beside the evaluation (exact_room)
+        #: a :class:`~kernelgym.judge.witness.Witness` timing null calls in the timing window, or ``None``
+        self.witness = witness
         self.reader = FrameReader(worker.read_fd)
         self.stage_name, self.stage_started = "startup", time.monotonic()
         self.deadline = self.stage_started + self.limit("startup")
@@ -457,15 +462,9 @@ class Session:
         out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         calls = self.block_calls(out_bytes)
         specs = json.dumps([describe(r) for r in refs], separators=(",", ":"))
-
-        def null_block(n: int) -> list[float]:
-            self.send(Command.NULL, n, secret_seed(), specs)
-            header, _ = self._read_block(n)  # the null calls' seals: the judge's own code, nothing to check
-            self._null_frame_unflagged(header)
-            self.null_steps.append(step_report(header.get("step_ms")))
-            return self._block_times(header, n)
-
-        clock = BlockClock(null_block)  # the runner's clock, as on the candidate's blocks
+        if self.witness is not None:
+            self.witness.specs = specs  # the witness's null calls return the same outputs (witness.py)
+        clock = BlockClock(lambda n: self.null_block(n, specs))  # the runner's clock, as on the candidate's blocks
         for _ in range(NULL_WARMUP_BLOCKS + NULL_BLOCKS):
             clock(calls)
         walls = clock.per_call_ms
@@ -474,6 +473,20 @@ class Session:
         self.null_overhead_ms = null_overhead_ms([w for w, _ in counted], [m for _, m in counted])
         self.null_overheads_ms = [round(w - m, 4) for w, m in counted]
         self.null_call_ms = statistics.median(m for _, m in counted) if counted else None
+
+    def null_block(self, calls: int, specs: str) -> list[float]:
+        """One block of ``calls`` null calls (``null``) returning outputs of ``specs`` (the reference's, described);
+        its times, checked. Run by the candidate's worker before its candidate loads, and by a witness
+        (:mod:`kernelgym.judge.witness`), which never loads one."""
+        self.send(Command.NULL, calls, secret_seed(), specs)
+        header, _ = self._read_block(calls)  # the null calls' seals: the judge's own code, nothing to check
+        self._null_frame_unflagged(header)
+        self.null_steps.append(step_report(header.get("step_ms")))
+        return self._block_times(header, calls)
+
+    def expect_ready(self) -> None:
+        """Wait for the worker's ``ready`` (its start-up done, nothing of a candidate run)."""
+        self.expect(Event.READY)
 
     def _null_frame_unflagged(self, header: dict) -> None:
         """A null block's frame carries the worker's integrity flags as a candidate block's does (the same steps),
@@ -1100,6 +1113,9 @@ class Session:
         (run here with the worker frozen), see :func:`kernelgym.judge.timing.alternate`. The reference is timed
         afresh when nothing is cached or the profile asks for it (``full``), else the cached figure is used."""
         cfg = self.reference.timing_config(self.prof)
+        if self.witness is not None:
+            with self.step("witness_blocks"):  # off every GPU hold: a witness still starting holds up no one
+                self.witness.wait_ready()
         # the GPU held alone in slices (admission.SlicedHold): the warm-up and the rounds that follow it within a
         # slice share one exclusive hold, so the other evaluations' steps drain once per slice, not once per round
         with SlicedHold(lambda: self.gpu(alone=True)) as hold, streams.default(self.reference.device):
@@ -1129,7 +1145,9 @@ class Session:
         # the timing budget is spent by this evaluation's own timing, not by its waits for the GPU: under load a
         # timer takes as many samples as alone (the waits for each block would otherwise eat the budget)
         # each round (a candidate block, its checked calls, a reference block) inside the slice of the hold
-        samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s, round_hold=hold.round)
+        # nor by a witness's blocks (kernelgym.judge.witness): the judge's own work, in the rounds' holds
+        samples = alternate(blocks, cfg, clock=lambda: time.perf_counter() - self.waited_s
+                            - self._step_s.get("witness_blocks", 0.0), round_hold=hold.round)
         if self._forced_blocks_needed():
             # in the slice still held (or one more): each of these one-call blocks in an exclusive hold of its own
             # waited for the other evaluations' steps to drain once more, 21 of batch B's 46 correct candidates
@@ -1225,12 +1243,26 @@ class Session:
             self._block_seed = seed
             self._block_probe = self.probe_for_block(n, force_probe) if probes else (-1, NO_OUTLIERS)
             self._probed_blocks.append(self._block_probe[0] >= 0)
+            self._witness_block(n)
             block = self._alone(self.clock, n, "candidate_blocks")
             times += block
             first = len(self.clock.times) - n
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
                 self._check_timed_calls(seed, first, n)
         return times
+
+    def _witness_block(self, calls: int) -> None:
+        """Where the evaluation has a witness that still wants blocks (:mod:`kernelgym.judge.witness`): a block of
+        as many null calls on it, right before the candidate's block and in the same exclusive hold, with the
+        candidate's worker stopped (step ``witness_blocks``)."""
+        if self.witness is None or not self.witness.wanted:
+            return
+        with self.gpu(alone=True), self.step("witness_blocks"):
+            self.worker.freeze(True)
+            try:
+                self.witness.block(calls)
+            finally:
+                self.worker.freeze(False)
 
     def _check_timed_calls(self, seed: int, first: int, n: int) -> None:
         """The checks of one timed block (of ``n`` calls, the first ``first`` over all blocks): its probe if it
@@ -1378,6 +1410,11 @@ class Session:
         reference_overhead = float(base.get("overhead_ms") or 0.0)
         measured = self.null_overhead_ms is not None and not self.settings.on_cpu
         overhead = self.null_overhead_ms if measured else reference_overhead
+        # a witness's null blocks, run in this timing window beside the candidate's (kernelgym.judge.witness),
+        # where it measured them: capped by the null calls' figure
+        witnessed = witness_overhead_ms(self.witness.overhead_ms(), self.null_overhead_ms) \
+            if self.witness is not None and measured else None
+        overhead = witnessed if witnessed is not None else overhead
         on_gpu = not self.settings.on_cpu
         # the activity method's figure is the call's device span: the host latency a call has around its launches
         # (a null call's own synchronized time, launching nothing) is in the runner's clock but not in the figure
@@ -1402,7 +1439,9 @@ class Session:
             bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
             self.bound_inputs = {"runner_fastest_wall_ms": fastest, "runner_fastest_block_calls": calls,
                                  "runner_overhead_ms": overhead,
-                                 "runner_overhead_from": "null_calls" if measured else "reference",
+                                 "runner_overhead_from": "witness" if witnessed is not None else
+                                 "null_calls" if measured else "reference",
+                                 **(self.witness.report() if self.witness is not None else {}),
                                  "null_overhead_ms": self.null_overhead_ms,
                                  "null_overheads_ms": self.null_overheads_ms,
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,

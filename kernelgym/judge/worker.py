@@ -838,6 +838,8 @@ class Worker:
         # The cyclic collector stays off in every forward, trials and timed calls alike (timed blocks need it off:
         # timing.quiet_for_timing), so no forward can tell them apart by it (a red-team candidate did, from a
         # finalizer run by the collector); young cycles are collected between commands instead, outside any call.
+        if self.req.get("mode") == "witness":  # null blocks only, never a candidate (kernelgym.judge.witness)
+            handlers = {Command.NULL: handlers[Command.NULL], Command.NEXT: handlers[Command.NEXT]}
         _gc_collect, _gc_disable = _gc.collect, _gc.disable
         _gc_disable()
         while True:
