@@ -411,3 +411,24 @@ def test_the_timed_autotune_pick_is_made_again_with_the_gpu_alone(gpu_judge, rel
     assert rigged.status == "ok" and slow.status == "ok", (rigged.message, slow.message)
     print("\nrigged", rigged.runtime_ms, "slow only", slow.runtime_ms)
     assert rigged.runtime_ms < 0.5 * slow.runtime_ms, (rigged.runtime_ms, slow.runtime_ms)
+
+
+def test_a_witness_times_null_calls_in_the_timing_window_and_the_bound_uses_them(tmp_path, relu_task):
+    """With a witness (kernelgym.judge.witness) the bound subtracts the overhead its null blocks showed in the
+    candidate's timing window; an honest kernel's report stays at or above the bound."""
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.wallclock import NULL_WARMUP_BLOCKS
+    from kernelgym.judge.witness import WITNESS_BLOCKS
+
+    judge = Judge(device="cuda:0", cache_dir=tmp_path, witness=True)
+    try:
+        result = judge.evaluate(relu_task, GOOD, profile="full")
+    finally:
+        judge.close()
+    assert result.status == "ok", result.message + result.log_tail
+    spread = result.runtime_spread
+    assert spread["witness_failure"] is None, spread["witness_failure"]
+    assert len(spread["witness_block_walls_ms"]) == NULL_WARMUP_BLOCKS + WITNESS_BLOCKS
+    assert spread["runner_overhead_from"] == "witness" and spread["witness_overhead_ms"] > 0
+    assert spread["runner_bound_ms"] <= spread["reported_median_ms"]
+    print("\nWITNESS", {k: v for k, v in spread.items() if "overhead" in k or "witness" in k})
