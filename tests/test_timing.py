@@ -343,7 +343,7 @@ def test_with_the_activity_method_the_bound_leaves_out_a_null_calls_host_latency
     clock(5)
     clock.per_call_ms[0] = 3.5  # the runner's clock: 3.5 ms per call over the block of 5
     bare = types.SimpleNamespace(null_overhead_ms=1.0, null_overheads_ms=[1.0, 1.2], null_call_ms=0.2,
-                                 null_steps=[], block_steps=[], witness=None,
+                                 null_steps=[], block_steps=[], witness=None, _witness_starter=None,
                                  settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
                                  reference=types.SimpleNamespace(timing_method=method), bound_inputs={},
                                  _probed_blocks=[False])
@@ -587,7 +587,7 @@ def test_the_bounds_fastest_block_is_one_without_a_probe():
             clock(5)
             clock.per_call_ms[-1] = wall
         bare = types.SimpleNamespace(null_overhead_ms=3.0, null_overheads_ms=[3.0], null_call_ms=0.05,
-                                     null_steps=[], block_steps=[], witness=None,
+                                     null_steps=[], block_steps=[], witness=None, _witness_starter=None,
                                      settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
                                      reference=types.SimpleNamespace(timing_method="synchronized"),
                                      bound_inputs={}, _probed_blocks=[True] * len(probed_walls),

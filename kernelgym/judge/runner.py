@@ -46,7 +46,7 @@ from kernelgym.judge.session import COMPARED_FLOOR, SNAPSHOT_BYTES, Session, Set
 from kernelgym.judge.timing import TIMING_METHOD, check_method
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.witness import Witness
-from kernelgym.judge.witness import enabled_by_env as witness_enabled_by_env
+from kernelgym.judge.witness import mode_from as witness_mode_from
 from kernelgym.parsing import compile_source
 from kernelgym.tasks import Task
 
@@ -180,19 +180,20 @@ class Judge:
             whichever judge needs a worker next gets the oldest spare of them all; default: spares of its own.
         device_transfer: on a GPU, hand outputs over in device memory (:mod:`.device_transfer`) instead of host
             files; default on unless ``$KERNELGYM_DEVICE_TRANSFER`` is ``"0"`` (:func:`.device_transfer.enabled`).
-        witness: beside each evaluation, a second worker of its task that never gets the candidate and times null
-            calls in the candidate's timing window, whose per-call overhead the runner's wall-clock bound then
-            subtracts (:mod:`.witness`); default ``$KERNELGYM_WITNESS`` (off where unset). It costs one more worker
-            start per evaluation (a spare when there is one) and its GPU memory (:meth:`witness_memory_need`).
+        witness: a second worker of the evaluation's task that never gets the candidate and times null calls in
+            the candidate's timing window, whose per-call overhead the runner's wall-clock bound then subtracts
+            (:mod:`.witness`): ``"off"``, ``"lazy"`` (``True``: only where the bound would raise or reject the
+            candidate's runtime) or ``"always"``; default ``$KERNELGYM_WITNESS`` (``off`` where unset). Each costs one
+            more worker start (a spare when there is one) and its GPU memory (:meth:`witness_memory_need`).
     """
 
     def __init__(self, device: str | None = None, cache_dir: str | os.PathLike | None = None,
                  static_checks: bool = True, memory_limit_bytes: int = 16 << 30, min_kernel_coverage: float = 0.5,
                  sandbox: str | None = None, gpu_lock=None, prestart_workers: bool | int = False,
                  device_transfer: bool | None = None, timing_method: str | None = None, spare_workers=None,
-                 witness: bool | None = None):
+                 witness: bool | str | None = None):
         self.device = device or default_device()
-        self.witness = witness_enabled_by_env() if witness is None else bool(witness)
+        self.witness = witness_mode_from(witness)  # a misspelt mode (or KERNELGYM_WITNESS) fails here
         self.on_cpu = self.device == "cpu"
         # a misspelt method (or KERNELGYM_TIMING_METHOD) fails here, not in the first timed block
         self.timing_method = check_method(timing_method or TIMING_METHOD)
@@ -476,13 +477,15 @@ class Judge:
                                                              + prof.timing_timeout_s + 60),
                        "address_space_bytes": (self.memory_limit_bytes * 2) if self.on_cpu else None},
         }
-        witness = self._start_witness(request, result, prof, task, init_seed, arch) \
-            if self.witness and mode != "build" else None
+        start_witness = functools.partial(self._start_witness, request, result, prof, task, init_seed, arch)
+        witness = start_witness() if self.witness == "always" and mode != "build" else None
         need = (self.admission.budget.capacity or 0) if memory_alone else \
             self.memory_need(task) + (self.witness_memory_need(task) if witness is not None else 0)
         session = Session(worker, self.reference, self.admission, self.settings, result, prof, task, init_seed,
                           need, source, plan, exact_need=self.exact_memory_need(task),
-                          build_need=need if memory_alone else self.build_memory_need(task), witness=witness)
+                          build_need=need if memory_alone else self.build_memory_need(task), witness=witness,
+                          witness_starter=start_witness if self.witness == "lazy" and mode != "build" else None,
+                          witness_need=self.witness_memory_need(task) if self.witness == "lazy" else 0)
         timed = False
         failed: BaseException | None = None  # what ends the session, if anything (its traceback's frames are cleared)
         try:
@@ -518,8 +521,8 @@ class Judge:
             try:
                 with self.admission.shared("teardown"):
                     worker.kill()
-                    if witness is not None:
-                        witness.discard()
+                    if session.witness is not None:  # started with the evaluation, or lazily by its session
+                        session.witness.discard()
                 if timed:  # within this evaluation's memory reservation still: the confirmation runs the reference
                     # at full size, and outside it, a multi-GB task's confirmation could run beside an evaluation
                     # given the whole budget (one way L1/17 ran out of memory alone on the H100 at b21456f)

@@ -45,7 +45,7 @@ from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_ra
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
     lower_bound_ms, mismatch, null_overhead_ms, step_report
-from kernelgym.judge.witness import witness_overhead_ms
+from kernelgym.judge.witness import WITNESS_MEMORY_WAIT_S, WITNESS_TRIGGER, witness_overhead_ms
 from kernelgym.tasks import Task
 
 #: a task whose FLOPs are at least this many times its bytes is compute-heavy: torch's copies in its forward may
@@ -129,7 +129,7 @@ class Session:
     def __init__(self, worker: StartedWorker, reference: ReferenceSide, admission: GpuAdmission, settings: Settings,
                  result: EvalResult, prof: EvalProfile, task: Task, init_seed: int, memory_need: int,
                  source: str = "", plan=None, exact_need: int = 0, build_need: int | None = None,
-                 witness=None):
+                 witness=None, witness_starter: Callable | None = None, witness_need: int = 0):
         self.worker, self.reference, self.admission, self.settings = worker, reference, admission, settings
         self.result, self.prof, self.task, self.init_seed, self.memory_need = result, prof, task, init_seed, memory_need
         #: GPU bytes held until the candidate is built (the rest of :attr:`memory_need` after, :meth:`grow_memory`;
@@ -139,8 +139,14 @@ class Session:
         self.source = source
         self.plan = plan  # a BatchPlan (kernelgym.judge.batch) whose init seed is ``init_seed``, or None
         self.exact_need = exact_need  # GPU bytes of the float64 reference beside the evaluation (exact_room)
-        #: a :class:`~kernelgym.judge.witness.Witness` timing null calls in the timing window, or ``None``
+        #: a :class:`~kernelgym.judge.witness.Witness` timing null calls in the timing window, or ``None``; a lazy
+        #: one is made by ``witness_starter()`` (it may return ``None``) where the bound asks for it, its GPU memory
+        #: (``witness_need`` bytes) reserved then
         self.witness = witness
+        self._witness_starter = witness_starter
+        self.witness_need = witness_need
+        #: the candidate blocks (indices in :attr:`clock`'s) that had a counted witness block right before them
+        self._witnessed: list[int] = []
         self.reader = FrameReader(worker.read_fd)
         self.stage_name, self.stage_started = "startup", time.monotonic()
         self.deadline = self.stage_started + self.limit("startup")
@@ -1254,15 +1260,62 @@ class Session:
     def _witness_block(self, calls: int) -> None:
         """Where the evaluation has a witness that still wants blocks (:mod:`kernelgym.judge.witness`): a block of
         as many null calls on it, right before the candidate's block and in the same exclusive hold, with the
-        candidate's worker stopped (step ``witness_blocks``)."""
+        candidate's worker stopped (step ``witness_blocks``); the candidate block that follows is one of
+        :attr:`_witnessed` where the witness's block was counted."""
         if self.witness is None or not self.witness.wanted:
             return
         with self.gpu(alone=True), self.step("witness_blocks"):
             self.worker.freeze(True)
             try:
-                self.witness.block(calls)
+                counted = self.witness.block(calls)
             finally:
                 self.worker.freeze(False)
+        if counted:
+            self._witnessed.append(len(self.clock.per_call_ms))
+
+    def _witness_wanted(self, bound: float) -> bool:
+        """Whether a lazy witness is to be called now (:mod:`kernelgym.judge.witness`): there is a way to start one,
+        none was tried yet, and ``bound`` (from the null calls' overhead) comes above
+        :data:`~kernelgym.judge.witness.WITNESS_TRIGGER` of the candidate's synchronized median."""
+        return self._witness_starter is not None and self.witness is None and \
+            bound > WITNESS_TRIGGER * self.clock.median_ms()
+
+    def _witness_round(self, block: int) -> int:
+        """Start the lazy witness (off every GPU hold: its start, its memory, its ``ready``), then run candidate
+        blocks of ``block`` calls, without probes, each after one of its null blocks, until it has its count (or
+        fails). Returns the candidate blocks run."""
+        starter, self._witness_starter = self._witness_starter, None
+        with self.step("witness_blocks"):
+            self.witness = starter()
+            if self.witness is None:
+                return 0
+            asked = time.monotonic()
+            room = self.memory_hold.enter_context(self.admission.try_memory(self.witness_need,
+                                                                            WITNESS_MEMORY_WAIT_S))
+            self._memory_waited(time.monotonic() - asked)
+            if room is None:
+                self.witness.fail("its GPU memory was not to be had in time")
+                return 0
+            self.witness.wait_ready()
+        added = 0
+        while self.witness.wanted:
+            self._checked_blocks(block, probes=False)
+            added += 1
+        return added
+
+    def _witnessed_bound(self, latency: float, on_gpu: bool) -> tuple | None:
+        """``(bound, fastest wall per call, its calls, overhead)`` in the witness's window: the fastest candidate
+        block that had a counted witness block before it, less the witness's overhead (capped,
+        :func:`~kernelgym.judge.witness.witness_overhead_ms`); ``None`` where the witness measured nothing."""
+        if self.witness is None:
+            return None
+        overhead = witness_overhead_ms(self.witness.overhead_ms(), self.null_overhead_ms)
+        walls = [(self.clock.per_call_ms[i], self.clock.calls[i]) for i in self._witnessed
+                 if i < len(self.clock.per_call_ms)]
+        if overhead is None or not walls:
+            return None
+        fastest, calls = min(walls)
+        return lower_bound_ms(fastest, overhead + latency, calls, on_gpu), fastest, calls, overhead
 
     def _check_timed_calls(self, seed: int, first: int, n: int) -> None:
         """The checks of one timed block (of ``n`` calls, the first ``first`` over all blocks): its probe if it
@@ -1410,11 +1463,6 @@ class Session:
         reference_overhead = float(base.get("overhead_ms") or 0.0)
         measured = self.null_overhead_ms is not None and not self.settings.on_cpu
         overhead = self.null_overhead_ms if measured else reference_overhead
-        # a witness's null blocks, run in this timing window beside the candidate's (kernelgym.judge.witness),
-        # where it measured them: capped by the null calls' figure
-        witnessed = witness_overhead_ms(self.witness.overhead_ms(), self.null_overhead_ms) \
-            if self.witness is not None and measured else None
-        overhead = witnessed if witnessed is not None else overhead
         on_gpu = not self.settings.on_cpu
         # the activity method's figure is the call's device span: the host latency a call has around its launches
         # (a null call's own synchronized time, launching nothing) is in the runner's clock but not in the figure
@@ -1437,11 +1485,21 @@ class Session:
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
+            if measured and attempt == 0 and self._witness_starter is not None and self._witness_wanted(bound):
+                added += self._witness_round(block)  # a lazy witness (kernelgym.judge.witness), once
+                fastest, calls = self.clock.fastest()
+                bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
+            # the bound in the witness's window, where it measured one (capped by the null calls' figure); the
+            # lower of the two is kept: each is a lower bound on the candidate's time where its overhead is right
+            witnessed = self._witnessed_bound(latency, on_gpu) if measured and self.witness is not None else None
+            used, source = overhead, "null_calls" if measured else "reference"
+            if witnessed is not None and witnessed[0] < bound:
+                bound, fastest, calls, used = witnessed
+                source = "witness"
             self.bound_inputs = {"runner_fastest_wall_ms": fastest, "runner_fastest_block_calls": calls,
-                                 "runner_overhead_ms": overhead,
-                                 "runner_overhead_from": "witness" if witnessed is not None else
-                                 "null_calls" if measured else "reference",
+                                 "runner_overhead_ms": used, "runner_overhead_from": source,
                                  **(self.witness.report() if self.witness is not None else {}),
+                                 **({"witnessed_blocks": list(self._witnessed)} if self.witness is not None else {}),
                                  "null_overhead_ms": self.null_overhead_ms,
                                  "null_overheads_ms": self.null_overheads_ms,
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,

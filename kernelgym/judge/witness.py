@@ -8,14 +8,22 @@ comes from another window than the candidate's blocks: the compile stage, the GP
 an H100 the worker's per-call steps then ran up to 1.8 times slower in the timing window than in the null blocks,
 and the bound raised 11-12 honest rows of 69 by up to 2.9x (docs/BENCHMARKS.md, thirty-fifth session).
 
-The witness measures the same steps in the candidate's window: before each of the candidate's first
-:data:`WITNESS_BLOCKS` timed blocks (plus :data:`~kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS` uncounted), under
-the same exclusive hold of the GPU and with the candidate's worker stopped, the witness runs a block of as many null
-calls, by the runner's clock. It runs only the judge's code and the task's own module (its ``GO`` is refused), so
-nothing the candidate wrote can slow it on purpose, except through the machine they share: work the candidate left
-on the GPU, or processes it left running (the worker is stopped, and its CPU while idle is judged). The overhead
-taken from it therefore counts at most :data:`WITNESS_CAP` times the overhead measured before the candidate loaded
-(:func:`witness_overhead_ms`).
+The witness measures the same steps in the candidate's window: right before a candidate block, under the same
+exclusive hold of the GPU and with the candidate's worker stopped, the witness runs a block of as many null calls,
+by the runner's clock (:data:`~kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS` uncounted, then
+:data:`WITNESS_BLOCKS`). The bound is then also taken in that window: the fastest of the candidate blocks that had
+a witness block before them, less the witness's overhead; the runner keeps the lower of that and the bound from the
+null calls (each is a lower bound on the candidate's time where its overhead is right). In mode ``always`` the
+witness starts with the evaluation and runs before the candidate's first blocks; in mode ``lazy`` it is started only
+where the bound from the null calls would raise the candidate's runtime (above :data:`WITNESS_TRIGGER` of its
+synchronized median) or reject it, and its blocks run before as many more candidate blocks: most evaluations never
+pay for one (11-12 of 69 solutions were raised on the H100).
+
+The witness runs only the judge's code and the task's own module (it obeys ``null`` alone; ``go`` ends it), so
+nothing the candidate wrote runs in it, and nothing can slow it on purpose except through the machine they share:
+work the candidate left queued on the GPU, or processes it left running (the worker is stopped, and its CPU while
+idle is judged). The overhead taken from it therefore counts at most :data:`WITNESS_CAP` times the overhead measured
+before the candidate loaded (:func:`witness_overhead_ms`).
 
 A witness that fails (it died, answered late or wrongly, its GPU memory ran out) is dropped and the bound uses the
 null calls' figure, as without one: the failure is the judge's, recorded beside the bound, never the candidate's
@@ -37,23 +45,47 @@ WITNESS_BLOCKS = 4
 WITNESS_CAP = 2.0
 #: seconds the witness has to answer one null block (its calls are the judge's own: fast)
 WITNESS_BLOCK_LIMIT_S = 60.0
-#: seconds the witness has to say it is ready at the timing stage (it started with the evaluation's worker)
+#: seconds the witness has to say it is ready (waited for off every GPU hold)
 WITNESS_READY_LIMIT_S = 120.0
-#: the environment switch: ``1`` a witness beside every evaluation on a GPU, ``0`` none (the default)
+#: seconds a witness started late (``lazy``) waits for its GPU memory before the evaluation goes on without it
+WITNESS_MEMORY_WAIT_S = 30.0
+#: ``lazy``: a witness is called where the bound, from the null calls' overhead, comes above this share of the
+#: candidate's synchronized median (where it raises the runtime, or nearly: the activity method's figure is lower)
+WITNESS_TRIGGER = 0.75
+#: the environment switch (:func:`mode_from_env`)
 ENV = "KERNELGYM_WITNESS"
+#: ``off``: none; ``lazy``: one started only where the bound would raise the candidate's runtime or reject it, its
+#: blocks interleaved with as many more candidate blocks; ``always``: one started with every evaluation, its blocks
+#: before the candidate's first ones
+MODES = ("off", "lazy", "always")
+DEFAULT_MODE = "off"
 
 
-def enabled_by_env(default: bool = False) -> bool:
-    """Whether :data:`ENV` asks for witnesses (``1``/``true``/``yes``), refuses them (``0``/``false``/``no``), or
-    leaves ``default``. Any other value is an error, said plainly."""
+def mode_from(value) -> str:
+    """A witness mode from a judge's argument: one of :data:`MODES`, ``True`` (``lazy``), ``False`` (``off``), or
+    ``None`` (:func:`mode_from_env`). Anything else is an error, said plainly."""
+    if value is None:
+        return mode_from_env()
+    if value is True:
+        return "lazy"
+    if value is False:
+        return "off"
+    if value in MODES:
+        return value
+    raise ValueError(f"witness must be one of {', '.join(MODES)} (or a bool), not {value!r}")
+
+
+def mode_from_env() -> str:
+    """The mode :data:`ENV` asks for: one of :data:`MODES`, ``1`` (``lazy``) or ``0`` (``off``); unset:
+    :data:`DEFAULT_MODE`. Any other value is an error, said plainly."""
     value = os.environ.get(ENV, "").strip().lower()
     if not value:
-        return default
-    if value in ("1", "true", "yes"):
-        return True
-    if value in ("0", "false", "no"):
-        return False
-    raise ValueError(f"{ENV} must be 1 or 0, not {value!r}")
+        return DEFAULT_MODE
+    if value in MODES:
+        return value
+    if value in ("1", "0"):
+        return "lazy" if value == "1" else "off"
+    raise ValueError(f"{ENV} must be one of {', '.join(MODES)}, 1 or 0, not {value!r}")
 
 
 def witness_overhead_ms(witness_ms: float | None, null_ms: float | None) -> float | None:
@@ -111,21 +143,25 @@ class Witness:
         except Exception as exc:  # noqa: BLE001 - the witness's failure is the judge's, never the candidate's
             self.fail(f"{type(exc).__name__}: {exc}")
 
-    def block(self, calls: int) -> None:
+    def block(self, calls: int) -> bool:
         """One null block of ``calls`` calls on the witness, by the runner's clock; a failure drops the witness.
-        Nothing where :meth:`wait_ready` has not seen it ready."""
+        Nothing where :meth:`wait_ready` has not seen it ready. Whether the block ran and is one of the counted
+        ones (past the warm-up)."""
         if not self.wanted:
-            return
+            return False
         if not self._ready:
-            self.fail("not ready when the timing began")
-            return
+            self.fail("not ready when its blocks were due")
+            return False
         try:
             self._within(WITNESS_BLOCK_LIMIT_S)
             self.clock(calls)
         except Verdict as verdict:
             self.fail(f"{verdict.status}: {verdict.message}")
+            return False
         except Exception as exc:  # noqa: BLE001 - the witness's failure is the judge's, never the candidate's
             self.fail(f"{type(exc).__name__}: {exc}")
+            return False
+        return len(self.clock.per_call_ms) > NULL_WARMUP_BLOCKS
 
     def fail(self, why: str) -> None:
         """Drop the witness: its figures are not used, its process is killed."""
