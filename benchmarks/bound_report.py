@@ -93,14 +93,24 @@ def row_figures(row: dict) -> dict | None:
     else:
         out["fastest_cpu_wait_ms"] = None
     out["probed_fastest_ms"], out["plain_fastest_ms"] = probe_split(spread)
+    # a witness (kernelgym.judge.witness): where the overhead came from, the null calls' and the witness's figures
+    out["overhead_from"] = spread.get("runner_overhead_from")
+    out["null_overhead_ms"] = spread.get("null_overhead_ms")
+    out["witness_overhead_ms"] = spread.get("witness_overhead_ms")
+    out["witness_failure"] = spread.get("witness_failure")
     return out
 
 
 def summary(figures: list[dict]) -> dict:
     raised = [f for f in figures if f["raised"] > RAISED]
+    witnessed = [f for f in figures if f.get("witness_overhead_ms") is not None]
+    ratios = [f["witness_overhead_ms"] / f["null_overhead_ms"] for f in witnessed if f.get("null_overhead_ms")]
     return {"timed": len(figures), "raised": len(raised),
             "raised_by": sorted((round(f["raised"], 2) for f in raised), reverse=True),
-            "median_excess_ms": round(statistics.median(f["excess_ms"] for f in figures), 3) if figures else None}
+            "median_excess_ms": round(statistics.median(f["excess_ms"] for f in figures), 3) if figures else None,
+            "witnessed": len(witnessed), "from_witness": sum(f.get("overhead_from") == "witness" for f in figures),
+            "witness_failed": sum(bool(f.get("witness_failure")) for f in figures),
+            "witness_over_null": sorted(round(r, 2) for r in ratios)}
 
 
 def _fmt(v, spec=".3f") -> str:
@@ -129,14 +139,20 @@ def main(argv: list[str] | None = None) -> int:
                       f"{f['raised']:7.2f} {f['wall_ms']:8.2f} {f['overhead_ms']:8.2f} {f['excess_ms']:8.2f} "
                       f"{_fmt(f['synchronized_ms']):>8} {_fmt(f['null_spread_ms'], '.2f'):>7} "
                       f"{_fmt(f['fastest_cpu_wait_ms'], '.2f'):>8} {f['block_calls']}")
+        s = report[str(path)]["summary"]
         for f in rejected:
             print(f"REJECTED {str(f['task'])[:35]:35} synchronized {f['synchronized_ms']:.3f} ms, bound "
                   f"{f['bound_ms']:.3f} ({f['factor']:.1f}x), fastest wall {f['wall_ms']:.2f} less overhead "
                   f"{f['overhead_ms']:.2f}; fastest with a probe {_fmt(f['probed_fastest_ms'], '.2f')}, without "
                   f"{_fmt(f['plain_fastest_ms'], '.2f')}; walls {f['walls_ms']}")
+        if s["witnessed"] or s["witness_failed"]:
+            print(f"witnesses: {s['witnessed']} measured, {s['from_witness']} gave the bound, {s['witness_failed']} "
+                  f"failed; witness overhead over the null calls' {s['witness_over_null']}")
+            for f in figures:
+                if f.get("witness_failure"):
+                    print(f"  witness failed for {f['task']}: {f['witness_failure'][:200]}")
         split = [(f["probed_fastest_ms"], f["plain_fastest_ms"]) for f in figures
                  if f["probed_fastest_ms"] is not None and f["plain_fastest_ms"] is not None]
-        s = report[str(path)]["summary"]
         print(f"timed {s['timed']}, raised {s['raised']} (by {s['raised_by'][:12]}), "
               f"median excess {s['median_excess_ms']} ms, rejected by the bound {s['rejected']}")
         if split:
