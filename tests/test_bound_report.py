@@ -64,3 +64,26 @@ def test_the_blocks_with_a_probe_and_those_without_are_told_apart():
     assert module.probe_split(spread) == (26.0, 4.2)
     assert module.probe_split({"runner_block_walls_ms": [3.0]}) == (None, None)  # not recorded
     assert module.probe_split({"runner_block_walls_ms": [3.0], "runner_block_probed": [True]}) == (3.0, None)
+
+
+def test_the_report_says_what_the_witnesses_measured(capsys, tmp_path):
+    """Rows with a witness (kernelgym.judge.witness): how many were measured, gave the bound or failed, and the
+    witness's overhead over the null calls'."""
+    module = _report_module()
+
+    def row(task, witness_ms, source, failure=None):
+        return {"task_id": task, "status": "ok", "timing_meaningful": True, "runtime_ms": 1.0,
+                "runtime_spread": {"reported_median_ms": 1.0, "runner_fastest_wall_ms": 3.0,
+                                   "runner_overhead_ms": 1.5, "runner_overhead_from": source,
+                                   "null_overhead_ms": 1.0, "witness_overhead_ms": witness_ms,
+                                   "witness_failure": failure}}
+
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(json.dumps(r) for r in (row("a", 1.5, "witness"), row("b", 0.8, "null_calls"),
+                                                          row("c", None, "null_calls", "crashed: gone"),
+                                                          row("d", None, "null_calls"))))
+    assert module.main([str(results)]) == 0
+    printed = capsys.readouterr().out
+    assert "witnesses: 2 measured, 1 gave the bound, 1 failed; witness overhead over the null calls' [0.8, 1.5]" \
+        in printed
+    assert "witness failed for c: crashed: gone" in printed
