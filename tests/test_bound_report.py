@@ -76,7 +76,8 @@ def test_the_report_says_what_the_witnesses_measured(capsys, tmp_path):
                 "runtime_spread": {"reported_median_ms": 1.0, "runner_fastest_wall_ms": 3.0,
                                    "runner_overhead_ms": 1.5, "runner_overhead_from": source,
                                    "null_overhead_ms": 1.0, "witness_overhead_ms": witness_ms,
-                                   "witness_failure": failure}}
+                                   "witness_failure": failure,
+                                   "unwitnessed_bound_ms": 1.6 if source == "witness" else None}}
 
     results = tmp_path / "results.jsonl"
     results.write_text("\n".join(json.dumps(r) for r in (row("a", 1.5, "witness"), row("b", 0.8, "null_calls"),
@@ -84,6 +85,6 @@ def test_the_report_says_what_the_witnesses_measured(capsys, tmp_path):
                                                           row("d", None, "null_calls"))))
     assert module.main([str(results)]) == 0
     printed = capsys.readouterr().out
-    assert "witnesses: 2 measured, 1 gave the bound, 1 failed; witness overhead over the null calls' [0.8, 1.5]" \
-        in printed
+    assert "witnesses: 2 measured, 1 gave the bound, 1 failed; witness overhead over the null calls' [0.8, 1.5]; " \
+           "without them the null calls' bound would have raised 1 of these (by [1.6])" in printed
     assert "witness failed for c: crashed: gone" in printed

@@ -181,6 +181,7 @@ def test_a_lazy_witness_is_called_only_where_the_null_calls_bound_would_raise_th
                                                                  + WITNESS_BLOCKS))
     overhead = witness_overhead_ms(started[0].overhead_ms(), 1.0)
     assert bound == pytest.approx(min(lower_bound_ms(2.6, 1.0, 5, True), lower_bound_ms(2.6, overhead, 5, True)))
+    assert raised.bound_inputs["unwitnessed_bound_ms"] == pytest.approx(lower_bound_ms(2.6, 1.0, 5, True))
     assert raised.result.durations["witness_blocks"] >= 0 and WITNESS_TRIGGER < 1
 
 

@@ -1501,14 +1501,15 @@ class Session:
             # the bound in the witness's window, where it measured one (capped by the null calls' figure); the
             # lower of the two is kept: each is a lower bound on the candidate's time where its overhead is right
             witnessed = self._witnessed_bound(latency, on_gpu) if measured and self.witness is not None else None
-            used, source = overhead, "null_calls" if measured else "reference"
+            used, source, unwitnessed = overhead, "null_calls" if measured else "reference", bound
             if witnessed is not None and witnessed[0] < bound:
                 bound, fastest, calls, used = witnessed
                 source = "witness"
             self.bound_inputs = {"runner_fastest_wall_ms": fastest, "runner_fastest_block_calls": calls,
                                  "runner_overhead_ms": used, "runner_overhead_from": source,
                                  **(self.witness.report() if self.witness is not None else {}),
-                                 **({"witnessed_blocks": list(self._witnessed)} if self.witness is not None else {}),
+                                 **({"witnessed_blocks": list(self._witnessed),
+                                     "unwitnessed_bound_ms": unwitnessed} if self.witness is not None else {}),
                                  "null_overhead_ms": self.null_overhead_ms,
                                  "null_overheads_ms": self.null_overheads_ms,
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,
