@@ -16,6 +16,8 @@ T = 192
 IN = 256
 H = 1024
 OUT = 128
+GAIN = 1.15
+INPUT_GAIN = 0.3
 
 
 class Model(nn.Module):
@@ -27,8 +29,14 @@ class Model(nn.Module):
         self.ih = nn.Linear(in_dim, hidden)
         self.hh = nn.Linear(hidden, hidden)
         self.out = nn.Linear(hidden, out_dim)
-        nn.init.normal_(self.ih.weight, std=in_dim ** -0.5)
-        nn.init.normal_(self.hh.weight, std=0.9 * hidden ** -0.5)
+        # A recurrence that keeps its state (docs/SECURITY.md, "Red team, round 37 (verdicts)"): with W_hh normal
+        # at 0.9 / sqrt(H) and unit input weights the state was forgotten within about 16 steps, and a kernel that
+        # restarted the recurrence from a zero state 16 steps before each chunk of 16 outputs (a sixth of the
+        # sequential steps) was off by 3e-4 against a tolerance of 1e-2. An orthogonal W_hh at gain GAIN and inputs
+        # weighted by INPUT_GAIN keep it longer (a restart 32 steps back is off by several times the tolerance),
+        # while TF32 rounding stays about a third of the tolerance (CPU simulation, full shapes).
+        nn.init.normal_(self.ih.weight, std=INPUT_GAIN * in_dim ** -0.5)
+        nn.init.orthogonal_(self.hh.weight, gain=GAIN)
         nn.init.normal_(self.out.weight, std=hidden ** -0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
