@@ -430,10 +430,11 @@ def test_a_witness_times_null_calls_in_the_timing_window_and_the_bound_uses_them
         result = judge.evaluate(relu_task, GOOD, profile="full")
     finally:
         judge.close()
-    assert result.status == "ok", result.message + result.log_tail
     spread = result.runtime_spread
+    print("\nWITNESS", mode, result.status, {k: v for k, v in spread.items() if "overhead" in k or "witness" in k
+                                             or "bound" in k or "wall" in k or "median" in k or "steps" in k})
+    assert result.status == "ok", result.message + result.log_tail
     assert spread["witness_failure"] is None, spread["witness_failure"]
     assert len(spread["witness_block_walls_ms"]) == NULL_WARMUP_BLOCKS + WITNESS_BLOCKS
     assert len(spread["witnessed_blocks"]) == WITNESS_BLOCKS and spread["witness_overhead_ms"] > 0
     assert spread["runner_bound_ms"] <= spread["reported_median_ms"]
-    print("\nWITNESS", mode, {k: v for k, v in spread.items() if "overhead" in k or "witness" in k})
