@@ -680,11 +680,6 @@ def test_a_snapshot_sketch_covers_every_byte_and_needs_its_key():
     first = snapshot_sketch((x, 7, y), 12345)
     assert first[1] is None and all(isinstance(d, str) and 0 <= int(d) < SKETCH_MODULUS for d in (first[0], first[2]))
     assert snapshot_sketch((x.t().contiguous().t(), 7, y.clone()), 12345) == first  # layout aside, the same bytes
-    # the same bytes one byte into a storage (as a received output may lie in a lent buffer): words need a copy
-    shifted = torch.empty(x.numel() + 1).view(torch.uint8)[1:1 + x.numel() * 4]
-    shifted.copy_(x.reshape(-1).view(torch.uint8))
-    assert shifted.storage_offset() == 1 and snapshot_sketch((shifted, 7, y), 12345) == first
-    assert snapshot_sketch((torch.empty(0), 7, y), 1)[0] == "0"
     assert snapshot_sketch((x, 7, y), 12346) != first
     for index in (0, 1499, 2999):
         changed = x.clone()

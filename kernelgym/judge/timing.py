@@ -67,8 +67,8 @@ _uint8, _Generator, _gen_seed, _randint, _equal = torch.uint8, torch.Generator, 
 _to, _cpu, _urandom, _arange = torch.Tensor.to, torch.Tensor.cpu, os.urandom, torch.arange
 _numel, _index_select, _len = torch.Tensor.numel, torch.index_select, len
 _sha256, _numpy, _hexdigest = hashlib.sha256, torch.Tensor.numpy, type(hashlib.sha256()).hexdigest
-_int32, _int64, _storage_offset, _remainder, _sum, _mul, _int = torch.int32, torch.int64, \
-    torch.Tensor.storage_offset, torch.remainder, torch.sum, torch.mul, int
+_int32, _int64, _nbytes_of, _remainder, _sum, _mul, _int = torch.int32, torch.int64, torch.Tensor.nbytes.__get__, \
+    torch.remainder, torch.sum, torch.mul, int
 
 #: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
 #: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
@@ -271,8 +271,6 @@ def snapshot_sketch(values, key: int) -> list:
             out.append(None)
             continue
         raw = _view(_reshape(_contiguous(_detach(value)), -1), _uint8)
-        if _numel(raw) % 4 == 0 and _storage_offset(raw) % 4:  # words need aligned bytes: a copy of its own
-            raw = _clone(raw)
         words = _view(raw, _int32) if _numel(raw) % 4 == 0 else raw
         gen = _Generator()
         _gen_seed(gen, (key * 1_000_033 + k * 7_919 + 11) % (2 ** 62))
