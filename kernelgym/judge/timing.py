@@ -275,20 +275,18 @@ def snapshot_sketch(values, key: int) -> list:
         gen = _Generator()
         _gen_seed(gen, (key * 1_000_033 + k * 7_919 + 11) % (2 ** 62))
         weights = _to(_randint(0, 1 << 16, (SKETCH_PERIOD,), generator=gen, dtype=_int64), _device_of(raw))
-        total, n, start = None, _numel(words), 0  # on the value's device: one synchronisation per output
+        total, n, start = 0, _numel(words), 0
         while start < n:
             stop = n if n - start <= SKETCH_CHUNK_WORDS else start + SKETCH_CHUNK_WORDS
             chunk = _to(words[start:stop], _int64)
             rows, tail = divmod(stop - start, SKETCH_PERIOD)
-            if rows:  # each row's sum below 2^60 in magnitude, taken modulo before the rows are added
-                part = _sum(_remainder(_sum(_mul(_view(chunk[:rows * SKETCH_PERIOD], (rows, SKETCH_PERIOD)),
-                                                 weights), 1), SKETCH_MODULUS))
-                total = part if total is None else _remainder(total + part, SKETCH_MODULUS)
+            if rows:
+                total += _int(_sum(_remainder(_sum(_mul(_view(chunk[:rows * SKETCH_PERIOD], (rows, SKETCH_PERIOD)),
+                                                        weights), 1), SKETCH_MODULUS)))
             if tail:
-                part = _remainder(_sum(_mul(chunk[rows * SKETCH_PERIOD:], weights[:tail])), SKETCH_MODULUS)
-                total = part if total is None else _remainder(total + part, SKETCH_MODULUS)
+                total += _int(_sum(_mul(chunk[rows * SKETCH_PERIOD:], weights[:tail])))
             start = stop  # a chunk's length is a multiple of the period, so each starts the weights afresh
-        out.append(_str(_int(total) % SKETCH_MODULUS if total is not None else 0))
+        out.append(_str(total % SKETCH_MODULUS))
     return out
 
 
