@@ -207,13 +207,12 @@ def test_a_layout_rewritten_after_the_call_is_caught(runtime_judge, tasks):
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.xfail(strict=True, reason="not closed: a judge function swapped inside a block and put back before its "
+                                       "end is not seen by the watch, compared at the block's end (SECURITY.md, "
+                                       "round 36)")
 def test_the_judges_sampler_swapped_for_one_call_and_put_back_is_caught(runtime_judge, tasks):
-    """Before the mend (a strict xfail until then): ``ok`` at 2.6 ms per call, the watch never seeing the swap (it
-    compares functions at the block's end). Each seal now also carries a sketch of every byte of the snapshot
-    (timing.snapshot_sketch), which the swapped sampler does not reach and the snapshot filled after the block does
-    not match."""
     result = runtime_judge.evaluate(tasks["relu"], SAMPLER_SWAPPED, profile=SHORT)
-    assert_rejected_for(result, "its sketch of every byte is")
+    assert_rejected_for(result, "")
 
 
 def test_these_attacks_are_refused_by_the_static_checks_too(tmp_path, tasks):

@@ -865,17 +865,12 @@ class Session:
         """The outputs a ``check`` sent hold, at the positions its seal's key draws, the bytes whose digests the seal
         carries (:func:`~kernelgym.judge.timing.sample_digests`): the snapshot was not written into after its block,
         whatever became of the worker's own sample of it (a red-team helper dropped the samples, round 35)."""
-        from kernelgym.judge.timing import sample_digests, snapshot_sample, snapshot_sketch
+        from kernelgym.judge.timing import sample_digests, snapshot_sample
 
         with self.step("compare"):
             digests = sample_digests(snapshot_sample(tuple(outs), int(seal["key"])))
-            # every byte too (timing.snapshot_sketch): a sample's positions can be learnt, with the key, by code
-            # that swaps a judge function for one call and puts it back (a red-team helper, round 36)
-            sketch = snapshot_sketch(tuple(outs), int(seal["key"])) if digests == list(seal["samples"]) else None
         if digests != list(seal["samples"]):
             raise self._seal_broken("its sample is")
-        if sketch != list(seal["sketch"]):
-            raise self._seal_broken("its sketch of every byte is")
 
     def _reference_state_bytes(self) -> int:
         """Bytes of the reference model's parameters and buffers: what torch's copies in a forward may re-lay out
@@ -1412,8 +1407,7 @@ class Session:
 
     def _seals(self, seals, calls: int) -> list[dict]:
         """A candidate block's seals (``Worker._timed_block``: per call, the key of its snapshot's sample, the
-        sample's digests, its outputs' layouts as returned, the inputs it wrote into and the sketch of every byte of
-        its snapshot), checked for form; the
+        sample's digests, its outputs' layouts as returned and the inputs it wrote into), checked for form; the
         answer to a ``check`` of one of its calls must match its seal (:meth:`_receive_and_check`). The worker's own
         code sends one per call: anything else is the candidate's doing."""
         def layout_ok(entry) -> bool:
@@ -1425,10 +1419,7 @@ class Session:
                 and all(d is None or isinstance(d, str) for d in seal["samples"])
                 and isinstance(seal.get("layouts"), list) and all(layout_ok(e) for e in seal["layouts"])
                 and isinstance(seal.get("changed"), list)
-                and all(isinstance(n, int) and not isinstance(n, bool) for n in seal["changed"])
-                and isinstance(seal.get("sketch"), list) and len(seal["sketch"]) == len(seal["samples"])
-                and all(d is None or (isinstance(d, str) and d.isascii() and d.isdigit() and len(d) <= 20)
-                        for d in seal["sketch"]) for seal in seals):
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in seal["changed"]) for seal in seals):
             raise self.reject("timing_tampered", "the seals of the timed calls' outputs sent from the worker were "
                                                  "malformed or missing")
         return seals

@@ -67,8 +67,6 @@ _uint8, _Generator, _gen_seed, _randint, _equal = torch.uint8, torch.Generator, 
 _to, _cpu, _urandom, _arange = torch.Tensor.to, torch.Tensor.cpu, os.urandom, torch.arange
 _numel, _index_select, _len = torch.Tensor.numel, torch.index_select, len
 _sha256, _numpy, _hexdigest = hashlib.sha256, torch.Tensor.numpy, type(hashlib.sha256()).hexdigest
-_int32, _int64, _nbytes_of, _remainder, _sum, _mul, _int = torch.int32, torch.int64, torch.Tensor.nbytes.__get__, \
-    torch.remainder, torch.sum, torch.mul, int
 
 #: how a GPU call's time is taken: ``synchronized`` (the module docstring: from an idle GPU to a device-wide
 #: synchronize, host latency at both ends included) or ``activity`` (the span of the device activities the call
@@ -238,56 +236,6 @@ def snapshot_sample(values, key: int) -> tuple:
             _storage_fill(_untyped_storage(here), POISON_BYTE)
         k += 1
     return tuple(out)
-
-
-#: the sketch of a snapshot (:func:`snapshot_sketch`): weights cycle with this period (a prime), each below
-#: 2^16, the partial sums of one row of the period stay far from int64's range, and the sketch is taken modulo
-#: :data:`SKETCH_MODULUS` (a prime near 2^40)
-SKETCH_PERIOD = 4099
-SKETCH_MODULUS = (1 << 40) - 87
-#: words of a snapshot summed per step of :func:`snapshot_sketch` (bounds its temporaries: 8 bytes per word)
-SKETCH_CHUNK_WORDS = SKETCH_PERIOD * 2048
-
-
-def snapshot_sketch(values, key: int) -> list:
-    """A sketch of *every* byte of each tensor in ``values`` (a timed call's snapshot): the sum, modulo
-    :data:`SKETCH_MODULUS`, of its 32-bit words (its bytes where their count is not a multiple of 4) times weights
-    below 2^16 drawn on the host from ``key`` (:func:`snapshot_key`), cycling with :data:`SKETCH_PERIOD`; as a
-    decimal string (``None`` for what is not a tensor). Integer arithmetic only, so the worker and the runner, on the
-    GPU or the CPU, get the same figure from the same bytes.
-
-    It goes with each timed call's seal beside the sample's digests (:func:`snapshot_sample`,
-    ``Worker._timed_block``), and the runner computes it again from the outputs a ``check`` sends it. The sample
-    commits to 64 KiB at positions its key draws, and code of the candidate's that takes the key (a judge function
-    swapped for one call and put back before the block's end: the watch compares functions at checkpoints, not at
-    every call) can gather the true output's bytes at those positions without doing the call's work, then fill the
-    snapshot after the block (a red-team helper, round 36). The sketch depends on every byte of the snapshot, with
-    weights known only from the key: to forge it for the output the snapshot will hold when checked, that output must
-    exist when the seal is made, inside the block and the runner's clock on it."""
-    out = []
-    for k in range(_len(values)):
-        value = values[k]
-        if not _is_tensor(value):
-            out.append(None)
-            continue
-        raw = _view(_reshape(_contiguous(_detach(value)), -1), _uint8)
-        words = _view(raw, _int32) if _numel(raw) % 4 == 0 else raw
-        gen = _Generator()
-        _gen_seed(gen, (key * 1_000_033 + k * 7_919 + 11) % (2 ** 62))
-        weights = _to(_randint(0, 1 << 16, (SKETCH_PERIOD,), generator=gen, dtype=_int64), _device_of(raw))
-        total, n, start = 0, _numel(words), 0
-        while start < n:
-            stop = n if n - start <= SKETCH_CHUNK_WORDS else start + SKETCH_CHUNK_WORDS
-            chunk = _to(words[start:stop], _int64)
-            rows, tail = divmod(stop - start, SKETCH_PERIOD)
-            if rows:
-                total += _int(_sum(_remainder(_sum(_mul(_view(chunk[:rows * SKETCH_PERIOD], (rows, SKETCH_PERIOD)),
-                                                        weights), 1), SKETCH_MODULUS)))
-            if tail:
-                total += _int(_sum(_mul(chunk[rows * SKETCH_PERIOD:], weights[:tail])))
-            start = stop  # a chunk's length is a multiple of the period, so each starts the weights afresh
-        out.append(_str(total % SKETCH_MODULUS))
-    return out
 
 
 def snapshot_changed(values, samples: tuple, key: int) -> bool:
@@ -496,9 +444,9 @@ class CallTimer:
         ``samples``, a sample of each snapshot is appended right after it is taken, as ``(key, sample)``: the call's own
         key (:func:`snapshot_key` salted with ``sample_key``, drawn after the call) and :func:`snapshot_sample` with
         it, for the check of the snapshot when it is sent (:func:`snapshot_changed`). With ``seal`` (and ``keep`` and
-        ``samples``), ``seal(key, sample, layouts, changed, sketch)`` is called with the call's sample and its key, its
-        outputs' layouts, the inputs it wrote into (``None`` where not taken) and the snapshot's
-        :func:`snapshot_sketch` right after these are taken, before any code of the candidate's can run again (the next call, a finalizer freed with the call's outputs): the
+        ``samples``), ``seal(key, sample, layouts, changed)`` is called with the call's sample and its key, its
+        outputs' layouts and the inputs it wrote into (``None`` where not taken) right after these are taken, before
+        any code of the candidate's can run again (the next call, a finalizer freed with the call's outputs): the
         worker sends them to the runner there (:data:`SEAL_EVENT`), out of the reach of later code, which could
         rewrite the lists they are also appended to (a red-team helper, round 36)."""
         block: list[float] = []
@@ -538,7 +486,7 @@ class CallTimer:
                 if refused:  # the candidate's code would run in the snapshot below: none is taken
                     self.refused_snapshots.append(refused)
                     outs = ()
-                shown = sample = wrote = sketch = None  # this call's, kept here for its seal (the lists are reachable)
+                shown = sample = wrote = None  # this call's, kept here for its seal (the lists are reachable)
                 if layouts is not None:
                     shown = tuple(layout(o, args) if _is_tensor(o) else None for o in outs)
                     layouts.append(shown)
@@ -551,15 +499,12 @@ class CallTimer:
                         sample = snapshot_sample(keep[-1], call_key)
                         samples.append((call_key, sample))
                         t = _lap(steps, "snapshot_sample", t)
-                        if seal is not None:  # every byte of the snapshot, for its seal alone
-                            sketch = snapshot_sketch(keep[-1], call_key)
-                            t = _lap(steps, "sketch", t)
                 if changed is not None:
                     wrote = changed_inputs(before, sample_inputs(args, salt))
                     changed.append(wrote)
                     t = _lap(steps, "changed", t)
                 if seal is not None and sample is not None:  # before any code of the candidate's runs again
-                    seal(call_key, sample, shown, wrote, sketch)
+                    seal(call_key, sample, shown, wrote)
                     t = _lap(steps, "seal", t)
                 if after_call is not None:
                     after_call()
@@ -581,8 +526,8 @@ class CallTimer:
 
 
 #: the steps of a timed call whose host time :attr:`CallTimer.step_ms` reports, in their order
-BLOCK_STEPS = ("inputs", "samples", "flush", "settle", "call", "layouts", "snapshot", "snapshot_sample", "sketch",
-               "changed", "seal", "after_call", "scrub")
+BLOCK_STEPS = ("inputs", "samples", "flush", "settle", "call", "layouts", "snapshot", "snapshot_sample", "changed",
+               "seal", "after_call", "scrub")
 
 #: the event of the frame a worker sends for each timed call of a block, before the block's ``timing`` frame, right
 #: after the call's sample and layouts are taken (``seal`` of :meth:`CallTimer.time_block`): ``{"event": "seal",

@@ -386,11 +386,9 @@ def _small_steps(steps):
     return steps if _type(steps) is dict and _len(steps) <= _MAX_STEPS else None
 
 
-def _seals(calls: int, samples: list | None, layouts: list, changed: list,
-           sketches: list | None = None) -> list | None:
+def _seals(calls: int, samples: list | None, layouts: list, changed: list) -> list | None:
     """Each timed call's *seal*: the key of its snapshot's sample (a string: it has 62 bits), the sample's digests
-    (:func:`timing.sample_digests`), the layouts of its outputs as returned, which inputs it wrote into and the
-    snapshot's sketch (:func:`timing.snapshot_sketch`, every byte; ``sketches``, one per call). The runner
+    (:func:`timing.sample_digests`), the layouts of its outputs as returned and which inputs it wrote into. The runner
     checks a ``check``'s answer against it (``Session._receive_and_check``): the worker's own copies of these are
     plain data that code of the candidate's can rewrite between the judge's commands (a red-team helper dropped the
     samples and filled the snapshots after the block, round 35). Made and sent for each call alone, right after the
@@ -402,7 +400,7 @@ def _seals(calls: int, samples: list | None, layouts: list, changed: list,
     if samples is None or _len(samples) != calls or _len(layouts) != calls or _len(changed) != calls:
         return None
     return [{"key": _str(samples[i][0]), "samples": _sample_digests(samples[i][1]), "layouts": layouts[i],
-             "changed": changed[i], "sketch": sketches[i] if sketches is not None else None} for i in range(calls)]
+             "changed": changed[i]} for i in range(calls)]
 
 
 def _warm_profiler(device: str) -> None:
@@ -730,8 +728,8 @@ class Worker:
         maker_parts = _function_parts(getattr(timer, "make_args", None))
         fd = _RESULT_FD  # the channel as main() bound it (None: a stand-in without one, which sends no seals)
 
-        def seal(call_key, sample, shown, wrote, sketch):  # each call's seal, sent as soon as it is taken (_seals)
-            made = _seals(1, [(call_key, sample)], [shown], [wrote], [sketch])
+        def seal(call_key, sample, shown, wrote):  # each call's seal, sent as soon as it is taken (_seals)
+            made = _seals(1, [(call_key, sample)], [shown], [wrote])
             write_frame(fd, {"event": _SEAL_EVENT, "seal": made[0] if _type(made) is list and _len(made) == 1
                              else None})
 
