@@ -428,6 +428,35 @@ def test_a_reservation_tried_for_a_while_is_made_or_given_up_without_a_trace():
     assert budget.reserved == 0
 
 
+def test_a_reservation_asked_ahead_does_not_wait_behind_the_queue_but_still_for_the_memory():
+    """``try_reserve(..., ahead=True)`` (a witness's memory, beside an evaluation that holds its own): admitted as soon
+    as the memory is there, whoever waits before it; never beyond the capacity."""
+    from kernelgym.judge.admission import MemoryBudget
+
+    budget = MemoryBudget(10, bypass_bound_s=0.0)
+    holder = budget.reserve(4)
+    holder.__enter__()
+    waiting = budget.reserve(8)
+    entered = []
+    large = threading.Thread(target=lambda: entered.append(waiting.__enter__()))
+    large.start()
+    deadline = time.monotonic() + 5
+    while not budget._waiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert budget._waiting and not entered  # 4 + 8 > 10: the large one waits
+    with budget.try_reserve(3, 0.1) as behind:
+        assert behind is None  # in the queue, behind the large one
+    with budget.try_reserve(3, 0.1, ahead=True) as ahead:
+        assert ahead is not None and budget.reserved == 7
+        with budget.try_reserve(4, 0.1, ahead=True) as beyond:
+            assert beyond is None and budget.reserved == 7  # 7 + 4 > 10: ahead, but never beyond the capacity
+    holder.__exit__(None, None, None)
+    large.join(timeout=5)
+    assert entered and budget.reserved == 8
+    waiting.__exit__(None, None, None)
+    assert budget.reserved == 0 and not budget._ahead
+
+
 def recorded_reservations(budget) -> list[int]:
     """The whole bytes of every reservation ``budget`` is asked for from now on, in order (a list that grows)."""
     reserved: list[int] = []

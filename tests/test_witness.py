@@ -133,6 +133,9 @@ def test_the_bound_is_also_taken_in_the_witness_window_and_the_lower_one_kept():
     assert check_with(witness, on_cpu=True)[1]["runner_overhead_from"] == "reference"
 
 
+NULL_SPECS = '[{"kind":"tensor","shape":[4],"dtype":"float32"}]'
+
+
 def test_a_lazy_witness_is_called_only_where_the_null_calls_bound_would_raise_the_runtime():
     """Mode ``lazy``: where the bound from the null calls stays below WITNESS_TRIGGER of the synchronized median,
     no witness is started; above it, one is started (off the GPU holds, its memory reserved) and its blocks run
@@ -145,8 +148,11 @@ def test_a_lazy_witness_is_called_only_where_the_null_calls_bound_would_raise_th
     started = []
 
     def starter():
-        witness = Witness(types.SimpleNamespace(null_block=lambda n, specs: [0.1] * n, expect_ready=lambda: None))
-        witness.specs = "[]"
+        def null_block(n, specs):
+            assert specs == NULL_SPECS  # the outputs the worker's own null blocks returned
+            return [0.1] * n
+
+        witness = Witness(types.SimpleNamespace(null_block=null_block, expect_ready=lambda: None))
         started.append(witness)
         return witness
 
@@ -155,7 +161,7 @@ def test_a_lazy_witness_is_called_only_where_the_null_calls_bound_would_raise_th
                                memory_hold=contextlib.ExitStack(), admission=GpuAdmission.none(),
                                result=EvalResult(task_id="t"), _step_s={}, _in_judge_step=False, waited_s=0.0,
                                deadline=1e12, total_deadline=1e12, worker=types.SimpleNamespace(freeze=lambda f: None),
-                               _holding_alone=True, _gpu_hold=None)
+                               _holding_alone=True, _gpu_hold=None, null_specs=NULL_SPECS)
 
         def checked_blocks(calls, force_check=False, force_probe=None, probes=True):
             session._witness_block(calls)

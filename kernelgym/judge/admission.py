@@ -231,12 +231,15 @@ class MemoryBudget:
         #: waiting tickets in arrival order: (since, bytes of the whole reservation)
         self._waiting: collections.OrderedDict[object, tuple[float, int]] = collections.OrderedDict()
         self._holding: dict[object, Reservation] = {}  # admitted tickets
+        self._ahead: set[object] = set()  # waiting tickets that need not wait for those before them (try_reserve)
 
     def _may_enter(self, ticket: object, first: int, whole: int) -> bool:
         if self.holders and self.reserved + self.outside + first > self.capacity:
             return False
         if self.holders and not (self._safe_beside(first, whole) and self._leaves_overdue_grow_room(first)):
             return False
+        if ticket in self._ahead:
+            return self.reserved + self.outside + first <= self.capacity
         oldest = next(iter(self._waiting))
         if oldest is ticket:
             return True
@@ -319,16 +322,21 @@ class MemoryBudget:
             yield reservation
 
     @contextlib.contextmanager
-    def try_reserve(self, nbytes: int, timeout_s: float | None, first: int | None = None):
+    def try_reserve(self, nbytes: int, timeout_s: float | None, first: int | None = None, ahead: bool = False):
         """:meth:`reserve`, waiting at most ``timeout_s`` (``None``: as long as it takes); yields the
         :class:`Reservation` held for the block, or ``None`` where it was not made in time (in the same queue and
-        by the same rules)."""
+        by the same rules). ``ahead``: it enters as soon as the memory is there and every holder could still grow,
+        whoever waits before it (a short-lived addition to an evaluation that holds a reservation already, a
+        witness's: :mod:`kernelgym.judge.witness`; the waiting evaluations have nothing to run yet, this one ends
+        sooner and gives back all it holds)."""
         whole = max(0, min(int(nbytes), self.capacity))
         first = whole if first is None else max(0, min(int(first), whole))
         ticket = object()
         give_up = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cond:
             self._waiting[ticket] = (time.monotonic(), whole)
+            if ahead:
+                self._ahead.add(ticket)
             try:
                 while not self._may_enter(ticket, first, whole):
                     left = None if give_up is None else give_up - time.monotonic()
@@ -341,6 +349,7 @@ class MemoryBudget:
                     self._holding[ticket] = Reservation(self, first, whole)
             finally:
                 del self._waiting[ticket]
+                self._ahead.discard(ticket)
                 self._cond.notify_all()  # the next in line may enter now
         reservation = self._holding.get(ticket)
         try:
@@ -404,7 +413,7 @@ class NoBudget:
         yield Reservation(None, 0, 0)
 
     @contextlib.contextmanager
-    def try_reserve(self, nbytes: int, timeout_s: float | None, first: int | None = None):
+    def try_reserve(self, nbytes: int, timeout_s: float | None, first: int | None = None, ahead: bool = False):
         yield Reservation(None, 0, 0)
 
 
@@ -449,10 +458,11 @@ class GpuAdmission:
         """A :class:`Reservation` of ``nbytes`` for the block, ``first`` of them until it grows (where given)."""
         return self.budget.reserve(nbytes, first=first)
 
-    def try_memory(self, nbytes: int, timeout_s: float):
+    def try_memory(self, nbytes: int, timeout_s: float, ahead: bool = False):
         """:meth:`memory`, waiting at most ``timeout_s``: yields the :class:`Reservation`, or ``None`` where it was
-        not made in time."""
-        return self.budget.try_reserve(nbytes, timeout_s)
+        not made in time; ``ahead``: not behind the reservations waiting already (for more memory of an evaluation
+        that holds its own: :meth:`MemoryBudget.try_reserve`)."""
+        return self.budget.try_reserve(nbytes, timeout_s, ahead=ahead)
 
     def shared(self, label: str | None = None):
         """A shared hold; ``label`` names the step in the lock's kept holds (``build``, ``trial``, ...)."""

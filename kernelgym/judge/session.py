@@ -147,6 +147,8 @@ class Session:
         self.witness_need = witness_need
         #: the candidate blocks (indices in :attr:`clock`'s) that had a counted witness block right before them
         self._witnessed: list[int] = []
+        #: the described outputs of the null calls (``null``'s SPECS), for a witness started later
+        self.null_specs: str | None = None
         self.reader = FrameReader(worker.read_fd)
         self.stage_name, self.stage_started = "startup", time.monotonic()
         self.deadline = self.stage_started + self.limit("startup")
@@ -467,7 +469,7 @@ class Session:
         self._early_refs = (seed, refs)
         out_bytes = sum(r.numel() * r.element_size() for r in refs if hasattr(r, "element_size"))
         calls = self.block_calls(out_bytes)
-        specs = json.dumps([describe(r) for r in refs], separators=(",", ":"))
+        specs = self.null_specs = json.dumps([describe(r) for r in refs], separators=(",", ":"))
         if self.witness is not None:
             self.witness.specs = specs  # the witness's null calls return the same outputs (witness.py)
         clock = BlockClock(lambda n: self.null_block(n, specs))  # the runner's clock, as on the candidate's blocks
@@ -1289,9 +1291,12 @@ class Session:
             self.witness = starter()
             if self.witness is None:
                 return 0
+            self.witness.specs = self.null_specs  # the null calls' outputs, as the worker's own null blocks had
             asked = time.monotonic()
+            # ahead of the evaluations waiting to start: this one holds its memory already and ends sooner with it
+            # (behind them, every lazy witness of a busy pool waited out its 30 s: H100, a4a55bb)
             room = self.memory_hold.enter_context(self.admission.try_memory(self.witness_need,
-                                                                            WITNESS_MEMORY_WAIT_S))
+                                                                            WITNESS_MEMORY_WAIT_S, ahead=True))
             self._memory_waited(time.monotonic() - asked)
             if room is None:
                 self.witness.fail("its GPU memory was not to be had in time")
