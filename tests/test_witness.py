@@ -242,3 +242,33 @@ def test_a_witness_refuses_a_candidate_and_its_failure_is_never_the_candidates_v
     assert result.runtime_spread["witness_failure"].startswith("crashed")
     assert result.runtime_spread["witness_block_walls_ms"] == []
     assert not result.judge_fault
+
+
+def test_a_witness_block_and_the_candidate_block_after_it_share_one_exclusive_hold():
+    """Outside the timing's slices (the lazy witness's blocks come after they closed), a witness block and the
+    candidate block it witnesses take one exclusive hold of the GPU, so no other evaluation's step runs between
+    them; without a witness wanting blocks, the candidate block takes its own as before."""
+    import contextlib
+
+    from kernelgym.judge.result import EvalResult
+    from kernelgym.judge.wallclock import BlockClock
+
+    taken = []
+
+    @contextlib.contextmanager
+    def exclusive():
+        taken.append("exclusive")
+        yield
+
+    witness = Witness(types.SimpleNamespace(null_block=lambda n, specs: [0.1] * n))
+    witness.specs, witness._ready = "[]", True
+    session = bare_session([], [], witness, admission=types.SimpleNamespace(exclusive=exclusive),
+                           result=EvalResult(task_id="t"), _step_s={}, _in_judge_step=False, waited_s=0.0,
+                           deadline=1e12, total_deadline=1e12, worker=types.SimpleNamespace(freeze=lambda f: None),
+                           _holding_alone=False, _gpu_hold=None, _per_block=5, _check_share=0.0)
+    session.clock = BlockClock(lambda calls: [1.0] * calls)
+    session._checked_blocks(5, probes=False)
+    assert taken == ["exclusive"] and len(witness.clock.per_call_ms) == 1 and len(session.clock.per_call_ms) == 1
+    witness.failure = "dropped"  # no more witness blocks: the candidate's block holds the GPU on its own
+    session._checked_blocks(5, probes=False)
+    assert taken == ["exclusive", "exclusive"] and len(witness.clock.per_call_ms) == 1

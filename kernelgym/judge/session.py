@@ -487,7 +487,7 @@ class Session:
         its times, checked. Run by the candidate's worker before its candidate loads, and by a witness
         (:mod:`kernelgym.judge.witness`), which never loads one."""
         self.send(Command.NULL, calls, secret_seed(), specs)
-        header, _ = self._read_block(calls)  # the null calls' seals: the judge's own code, nothing to check
+        header, _ = self._read_block(calls, null=True)  # the null calls' seals: the judge's own code, nothing to check
         self._null_frame_unflagged(header)
         self.null_steps.append(step_report(header.get("step_ms")))
         return self._block_times(header, calls)
@@ -1251,8 +1251,11 @@ class Session:
             self._block_seed = seed
             self._block_probe = self.probe_for_block(n, force_probe) if probes else (-1, NO_OUTLIERS)
             self._probed_blocks.append(self._block_probe[0] >= 0)
-            self._witness_block(n)
-            block = self._alone(self.clock, n, "candidate_blocks")
+            # a witness's block and the candidate's after it in one exclusive hold (the lazy witness's blocks come
+            # after the timing's slices have closed: held apart, another evaluation's step could run between them)
+            with self.gpu(alone=True) if self.witness is not None and self.witness.wanted else contextlib.nullcontext():
+                self._witness_block(n)
+                block = self._alone(self.clock, n, "candidate_blocks")
             times += block
             first = len(self.clock.times) - n
             if force_check or secrets.randbelow(1 << 20) < self._check_share * (1 << 20):
@@ -1384,17 +1387,25 @@ class Session:
                          refs=refs, seal=self._block_seals[index])
         return True
 
-    def _read_block(self, calls: int) -> tuple[dict, list]:
+    def _read_block(self, calls: int, null: bool = False) -> tuple[dict, list]:
         """The frames answering a block of ``calls`` calls: one seal per call (:data:`~kernelgym.judge.timing.SEAL_EVENT`,
         sent by the worker right after each call's sample, ``Worker._timed_block``), then the block's ``timing`` frame;
         the latter's header and the seals as sent (each checked by :meth:`_seals` where it is used). Sent with the
         block's times, at its end, the seals were made from the worker's lists, which a later call's forward could
-        rewrite first (a red-team helper, round 36). More seals than calls are the candidate's doing."""
+        rewrite first (a red-team helper, round 36). More seals than calls are the candidate's doing. A seal frame
+        that carries an integrity flag (the worker found its result channel pointed elsewhere right before writing it,
+        ``worker._reclaim_channel``, round 38) ends the block there: the candidate's (``null``: the judge's own null
+        block's, whose flag is the judge's fault, :meth:`_null_frame_unflagged`)."""
         seals = []
         while True:
             header = self.expect(SEAL_EVENT, Event.TIMING)
             if header.get("event") == Event.TIMING:
                 return header, seals
+            if integrity_flags(header):
+                if null:
+                    self._null_frame_unflagged(header)
+                flags = integrity_flags(header)
+                raise self.reject(str(flags[0][0]), f"while timed: {flags[0][1]}")
             if len(seals) >= calls:
                 raise self.reject("timing_tampered", "the seals of the timed calls' outputs sent from the worker were "
                                                      "malformed or missing (more seals than calls)")

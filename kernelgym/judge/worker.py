@@ -201,7 +201,9 @@ def _watched(launch_methods: tuple = ()) -> dict:
     for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
                  "_type", "_readline", "_CallTimer", "_scrub", "_layout", "as_tuple", "build_model", "call_seed",
                  "make_inputs", "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
-                 "_current_frames", "_snapshot_key", "_snapshot_changed", "_settle"):  # what reads and sends outputs
+                 "_current_frames", "_snapshot_key", "_snapshot_changed", "_settle",  # what reads and sends outputs
+                 "_reclaim_channel", "_channel_id", "_fstat", "_dup2", "_exit", "_RESULT_FD", "_RESULT_ID",
+                 "_RESULT_SPARE"):  # and what keeps the channel the runner's (round 38)
         watched[f"kernelgym.judge.worker.{name}"] = getattr(me, name)
     for name in ("send", "send_outputs", "integrity_flags", "block", "_timed_block", "check", "spans", "trial",
                  "profile"):
@@ -378,6 +380,44 @@ _BASE_THREADS: set = set()
 #: the result channel's descriptor, bound by :func:`main` before the watch is taken (so watched like every name here)
 #: and read by :meth:`Worker.send` and the seals of :meth:`Worker._timed_block`; ``None`` until then
 _RESULT_FD = None
+#: the result channel's identity (``st_dev``, ``st_ino`` of the pipe) and a copy of its descriptor, both taken by
+#: :func:`main` with :data:`_RESULT_FD` (:func:`_reclaim_channel`)
+_RESULT_ID = None
+_RESULT_SPARE = None
+_fstat, _dup, _dup2, _exit = os.fstat, os.dup, os.dup2, os._exit
+#: the flag of a frame written after the channel was found pointed elsewhere (and pointed back)
+CHANNEL_TAKEN = ["monkeypatch", "the candidate pointed the worker's result channel (its descriptor's number) at "
+                                "another file, where frames the worker wrote could be rewritten before passing on"]
+
+
+def _channel_id(fd) -> tuple | None:
+    """``(st_dev, st_ino)`` of the file ``fd`` refers to, or ``None`` where it is closed."""
+    try:
+        st = _fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _reclaim_channel(fd) -> list | None:
+    """Called right before each frame is written to ``fd`` (:meth:`Worker.send`, the seals of
+    :meth:`Worker._timed_block`), with no code of the candidate's between this and the write: ``None`` where ``fd``
+    is still the result channel :func:`main` bound; else the channel is put back on that number from the worker's
+    own copy of it, and the flag the frame must carry (:data:`CHANNEL_TAKEN`); where that copy was taken too, the
+    process ends (no frame could reach the runner unread). ``os.dup2`` of a pipe of its own onto the descriptor's
+    number keeps :data:`_RESULT_FD`'s value, which the watch compares: a candidate read each seal there, forged its
+    digests for the true output's bytes and passed it on, with every watched name whole (a red-team helper,
+    round 38)."""
+    if fd is None or _RESULT_ID is None or fd != _RESULT_FD or _channel_id(fd) == _RESULT_ID:
+        return None
+    if _RESULT_SPARE is not None and _channel_id(_RESULT_SPARE) == _RESULT_ID:
+        try:
+            _dup2(_RESULT_SPARE, fd)
+        except OSError:
+            pass
+        if _channel_id(fd) == _RESULT_ID:
+            return CHANNEL_TAKEN
+    _exit(3)
 
 
 def _small_steps(steps):
@@ -472,7 +512,12 @@ class Worker:
         # the result channel as main() bound it, before any candidate code ran, not the instance's attribute: code that
         # pointed ``self.fd`` at a pipe of its own could rewrite every frame before passing it on (no function of the
         # judge's replaced); ``self.fd`` only where none was bound (a stand-in)
-        write_frame(_RESULT_FD if _RESULT_FD is not None else self.fd, header)
+        fd = _RESULT_FD if _RESULT_FD is not None else self.fd
+        taken = _reclaim_channel(fd)
+        if taken is not None:
+            flags = header.get("integrity_flags")
+            header = {**header, "integrity_flags": (list(flags) if _type(flags) is list else []) + [taken]}
+        write_frame(fd, header)
 
     def error(self, status: str, exc: BaseException, where: str) -> None:
         tb = "".join(traceback.format_exception(_type(exc), exc, exc.__traceback__))
@@ -730,8 +775,9 @@ class Worker:
 
         def seal(call_key, sample, shown, wrote):  # each call's seal, sent as soon as it is taken (_seals)
             made = _seals(1, [(call_key, sample)], [shown], [wrote])
+            taken = _reclaim_channel(fd)  # the channel still the runner's (dup2 keeps the number: round 38)
             write_frame(fd, {"event": _SEAL_EVENT, "seal": made[0] if _type(made) is list and _len(made) == 1
-                             else None})
+                             else None, **({"integrity_flags": [taken]} if taken is not None else {})})
 
         try:
             times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts, samples, key,
@@ -912,8 +958,9 @@ def main() -> int:
     # the interpreter has no GPU to benchmark configs on (Triton's sweep fails there): the first config is used
     interpreting = os.environ.get("TRITON_INTERPRET") == "1"
     bound_autotune(1 if interpreting else int(request.get("max_autotune_configs", 8)))
-    global _RESULT_FD
+    global _RESULT_FD, _RESULT_ID, _RESULT_SPARE
     _RESULT_FD = result_fd  # before the watch below, and before any candidate code runs
+    _RESULT_ID, _RESULT_SPARE = _channel_id(result_fd), _dup(result_fd)  # (_reclaim_channel)
     worker = Worker(result_fd, request, int(sys.argv[2]) if len(sys.argv) > 2 else -1)
     if worker.device.startswith("cuda") and worker.device != warmed:
         _warm_profiler(worker.device)  # the GPU's side of the profiler, when it was not warmed on this device
