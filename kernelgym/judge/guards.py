@@ -634,7 +634,7 @@ def _check_private_attributes(tree: ast.Module, flags: list) -> None:
     ``self``, ``cls`` and ``ctx`` count only as a method's first parameter, never reassigned in it
     (:func:`_own_object_names`): a plain function's parameter named ``self`` is any object its caller passes."""
     own = _own_object_names(tree)
-    exports = _export_list_targets(tree)
+    exports = _export_list_targets(tree) | _slot_list_targets(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr) \
                 and node.attr not in ALLOWED_PRIVATE_NAMES \
@@ -852,12 +852,15 @@ def _check_bindings(source: str, tree: ast.Module, flags: list) -> None:
                                              "out of the rules' sight; use if/elif")
     allowed = ALLOWED_DUNDER_NAMES | ALLOWED_DUNDER_METHODS
     exports = _only_export_list(source, tree)
+    slots = _only_slot_lists(source, tree)
     for _, sym in _symbols(source)[1]:
         name = sym.get_name()
         if name == "__class__" and sym.is_free():
             continue  # the cell super() reads: bound by the interpreter, not the candidate
         if name == "__all__" and exports:
             continue  # the module's list of exported names, a list of strings (:func:`_export_list_targets`)
+        if name == "__slots__" and slots:
+            continue  # a class's list of attribute names, a list of strings (:func:`_slot_list_targets`)
         if _is_dunder(name) and name not in allowed:
             _flag(flags, "forbidden_attribute", f"binds the name {name}: the interpreter's own names are not "
                                                 f"allowed")
@@ -870,6 +873,41 @@ def _export_list_targets(tree: ast.Module) -> set[int]:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
             and node.targets[0].id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple))
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)}
+
+
+def _slot_list_targets(tree: ast.Module) -> set[int]:
+    """The ``id`` of each ``__slots__`` that is the one target of an assignment written directly in a class body,
+    ``__slots__ = ("a", "_b")`` (or a list), every element a string constant that is an identifier not starting with
+    ``__``: the names of the class's instance attributes, which Python turns into plain attribute descriptors (what
+    ``self.a = ...`` writes anyway). A dunder or mangled name (``"__dict__"``, ``"__weakref__"``, ``"__class__"``)
+    or anything but string constants stays refused."""
+    return {id(stmt.targets[0]) for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for stmt in cls.body
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == "__slots__" and isinstance(stmt.value, (ast.List, ast.Tuple))
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.isidentifier()
+                    and not e.value.startswith("__") for e in stmt.value.elts)}
+
+
+def _only_slot_lists(source: str, tree: ast.Module) -> bool:
+    """Whether ``__slots__`` occurs in the text only as the target of slot lists (:func:`_slot_list_targets`): no
+    read, no other assignment, no binding without a written name (an import ``as``, a ``def``, a parameter, an
+    ``except ... as``, a ``global``), and bound in class scopes only (:mod:`symtable`)."""
+    targets = _slot_list_targets(tree)
+    if not targets or any(isinstance(n, ast.Name) and n.id == "__slots__" and id(n) not in targets
+                          or isinstance(n, ast.ExceptHandler) and n.name == "__slots__" for n in ast.walk(tree)):
+        return False
+    todo = [symtable.symtable(source, "candidate.py", "exec")]
+    while todo:
+        table = todo.pop()
+        todo.extend(table.get_children())
+        if "__slots__" not in table.get_identifiers():
+            continue
+        sym = table.lookup("__slots__")
+        if table.get_type() != "class" or sym.is_imported() or sym.is_parameter() or sym.is_namespace() \
+                or sym.is_global() or sym.is_declared_global() or sym.is_nonlocal() or sym.is_free() \
+                or sym.is_referenced():
+            return False
+    return True
 
 
 def _only_export_list(source: str, tree: ast.Module) -> bool:

@@ -125,13 +125,21 @@ CODE_RUNNING_ATTRS = {"_getframe", "start_new_thread", "Thread", "Popen", "syste
 #: to be identifiers that are no keyword and do not start with ``_`` (``rename`` replaces any other), in a namespace
 #: with empty built-ins (``typing.NamedTuple`` is built on it)
 VETTED_CODE_RUNNERS = (("collections", "namedtuple"),)
+#: library functions whose code calls ``getattr`` only with names it takes from the object's own class, allowed by
+#: identity: ``dataclasses.replace(obj, **changes)`` reads ``getattr(obj, f.name)`` for each field of ``obj``'s
+#: dataclass (names written as annotations in a class body, where the rules refuse dunders) and builds a new
+#: instance of that class, so it reaches nothing ``obj.name`` did not (an honest ``replace(cfg, BLOCK=128)``,
+#: QA round 3). ``dataclasses.fields`` is not among them: it hands out the ``Field`` objects of any dataclass, a
+#: library's too, whose default factories and types are values these rules never judge.
+VETTED_ATTRIBUTE_READERS = (("dataclasses", "replace"),)
 
 
 @functools.lru_cache(maxsize=1)
 def _vetted_objects() -> frozenset:
-    """``id`` of each of :data:`VETTED_CODE_RUNNERS` (kept alive by its module, so the id stays its own)."""
+    """``id`` of each of :data:`VETTED_CODE_RUNNERS` and :data:`VETTED_ATTRIBUTE_READERS` (kept alive by its
+    module, so the id stays its own)."""
     out = set()
-    for module, name in VETTED_CODE_RUNNERS:
+    for module, name in VETTED_CODE_RUNNERS + VETTED_ATTRIBUTE_READERS:
         try:
             out.add(id(getattr(importlib.import_module(module), name)))
         except (ImportError, AttributeError):
