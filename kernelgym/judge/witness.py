@@ -33,6 +33,7 @@ verdict.
 from __future__ import annotations
 
 import os
+import time
 
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import NULL_WARMUP_BLOCKS, BlockClock, null_overhead_ms
@@ -125,8 +126,7 @@ class Witness:
             len(self.clock.per_call_ms) < NULL_WARMUP_BLOCKS + WITNESS_BLOCKS
 
     def _within(self, seconds: float) -> None:
-        import time
-
+        """The witness's deadlines ``seconds`` from now (its session's stage limits are not the candidate's)."""
         self.session.deadline = self.session.total_deadline = time.monotonic() + seconds
 
     def wait_ready(self) -> None:
