@@ -707,3 +707,20 @@ def test_import_functions_under_any_name_make_a_function_code_running():
         assert _runs_code(function) is not None, function.__name__
     for function in (_bare_constant, _dunder_constant, _imports_an_allowed_function):
         assert _runs_code(function) is None, function.__name__
+
+
+def test_torchs_manual_seed_is_allowed_whether_or_not_dynamo_was_imported():
+    """Importing ``torch._dynamo`` wraps ``torch.manual_seed`` in torch's dynamo-disabling wrapper, whose code reads
+    an attribute by ``getattr``: the reach check refused ``torch.manual_seed`` in a runner that had imported dynamo
+    and allowed it in one that had not (the same honest text, two verdicts, by test order in CI). Each case in a
+    fresh process (the reach verdicts are cached per process)."""
+    import subprocess
+    import sys
+
+    probe = ("import torch\n{pre}\nfrom kernelgym.judge.reach import forbidden_reach\n"
+             "print(repr(forbidden_reach('torch.manual_seed')))\n")
+    for pre in ("", "import torch._dynamo"):
+        out = subprocess.run([sys.executable, "-c", probe.format(pre=pre)], capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.strip().splitlines()[-1] == "None", (pre, out.stdout[-500:])

@@ -471,9 +471,29 @@ def _judge_value(value, native: bool) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def _dynamo_disable_code():
+    """The code of the wrapper ``torch._disable_dynamo(fn)`` returns (``None`` where torch has none): torch's own,
+    the same for every function it wraps (a lazy import of dynamo and a ``getattr`` of a constant name)."""
+    try:
+        import torch
+
+        return torch._disable_dynamo(lambda: None).__code__
+    except Exception:  # noqa: BLE001 - a torch without it: nothing is unwrapped
+        return None
+
+
 def _functions_of(value) -> list:
     """The Python functions whose code runs when ``value`` is called or read: itself, a bound method's function,
-    a partial's, a static or class method's, a property's accessors."""
+    a partial's, a static or class method's, a property's accessors; for torch's dynamo-disabling wrapper, the
+    function it wraps. Importing ``torch._dynamo`` wraps ``torch.manual_seed`` so, and the wrapper's ``getattr`` made
+    ``torch.manual_seed`` forbidden in a runner that had imported dynamo (a torch.compile baseline, another test)
+    and allowed in one that had not: the same text got two verdicts (CI, thirty-sixth session)."""
+    code = getattr(value, "__code__", None)
+    if code is not None and code is _dynamo_disable_code():
+        wrapped = inspect.getattr_static(value, "__wrapped__", None)
+        if isinstance(wrapped, types.FunctionType):
+            return _functions_of(wrapped)
     if isinstance(value, (staticmethod, classmethod, types.MethodType)):
         return _functions_of(value.__func__)
     if isinstance(value, (functools.partial, functools.partialmethod)):
