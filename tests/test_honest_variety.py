@@ -34,18 +34,7 @@ from dataclasses import dataclass
 import pytest
 
 from kernelgym.judge.guards import check_source
-from kernelgym.judge.profiles import get_profile
-
-
-@dataclass(frozen=True)
-class FalseAlarm:
-    """A known false alarm: the flag that fires, a substring of its reason, and the check (file:function)."""
-    flag: str
-    says: str
-    check: str
-
-    def reason(self) -> str:
-        return f"false alarm on honest code: {self.flag} ({self.says!r}) from {self.check}"
+from kernelgym.testing.honest import PROFILE, FalseAlarm, KnownFalseAlarm, expect, is_static
 
 
 @dataclass(frozen=True)
@@ -55,11 +44,6 @@ class Candidate:
     strict: FalseAlarm | None  # None: must be ok under strict
     slow: bool
     text: str
-
-
-class KnownFalseAlarm(AssertionError):
-    """Raised when an honest candidate is refused by exactly the documented check (so the strict xfail holds only for
-    that reason; any other verdict is a plain failure)."""
 
 
 CANDIDATES: dict[str, Candidate] = {
@@ -1952,23 +1936,6 @@ STATIC_BY_DESIGN: dict[str, tuple[str, str]] = {
     "nonlocal_counter_closure": ("global_state", SNIPPET.format(
         imports="", pre=SNIPPETS.pop("nonlocal_counter_closure")[1], body="        counter()()")),
 }
-
-#: the judge's quick profile with room for the interpreter on a busy 2-core machine
-PROFILE = get_profile("quick").with_overrides(compile_timeout_s=120, cpu_correctness_timeout_s=240)
-
-
-def expect(result_flags: list[tuple[str, str]], ok: bool, alarm: FalseAlarm | None, what: str) -> None:
-    """``ok`` with no flags, or (for a documented false alarm) KnownFalseAlarm when exactly that check fired."""
-    if alarm is not None and not ok:
-        hits = [f for f in result_flags if f[0] == alarm.flag and alarm.says in f[1]]
-        assert hits, f"{what}: refused, but not by the documented false alarm ({alarm.flag}): {result_flags}"
-        raise KnownFalseAlarm(f"{what}: {alarm.reason()}: {hits[0][1]}")
-    assert ok and not result_flags, f"{what}: honest candidate not ok: {result_flags}"
-
-
-def is_static(alarm: FalseAlarm | None) -> bool:
-    return alarm is not None and alarm.check.startswith(("guards", "reach"))
-
 
 def alarm_of(cand: Candidate, policy: str, static_only: bool) -> FalseAlarm | None:
     """The documented false alarm of ``cand`` under ``policy`` (``static_only``: only one the static checks raise)."""

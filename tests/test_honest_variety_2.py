@@ -25,35 +25,10 @@ refused by the static rules (``logging``, ``copy.deepcopy``), strict xfails nami
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from kernelgym.judge.guards import check_source
-from kernelgym.judge.profiles import get_profile
-
-
-@dataclass(frozen=True)
-class FalseAlarm:
-    """A known false alarm: the flag that fires, a substring of its reason, and the check (file:function)."""
-    flag: str
-    says: str
-    check: str
-
-    def reason(self) -> str:
-        return f"false alarm on honest code: {self.flag} ({self.says!r}) from {self.check}"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    task: str
-    partial: FalseAlarm | None  # None: must be ok under partial
-    strict: FalseAlarm | None  # None: must be ok under strict
-    text: str
-
-
-class KnownFalseAlarm(AssertionError):
-    """Raised when an honest candidate is refused by exactly the documented check."""
+from kernelgym.testing.honest import PROFILE, Candidate, FalseAlarm, KnownFalseAlarm, expect, is_static
 
 
 CANDIDATES: dict[str, Candidate] = {
@@ -1288,29 +1263,12 @@ class ModelNew(nn.Module):
 #: the judge runs kept in the quick suite (``-m "not slow"``): the two mended false alarms and two others
 QUICK_RUNS = {"lora_merged_in_init", "hardsigmoid_version_gate", "gelu_autograd_fn", "maxpool2d_submodule"}
 
-#: the judge's quick profile with room for the interpreter on a busy 2-core machine
-PROFILE = get_profile("quick").with_overrides(compile_timeout_s=120, cpu_correctness_timeout_s=240)
-
-
-def expect(result_flags: list[tuple[str, str]], ok: bool, alarm: FalseAlarm | None, what: str) -> None:
-    """``ok`` with no flags, or (for a documented false alarm) KnownFalseAlarm when exactly that check fired."""
-    if alarm is not None and not ok:
-        hits = [f for f in result_flags if f[0] == alarm.flag and alarm.says in f[1]]
-        assert hits, f"{what}: refused, but not by the documented false alarm ({alarm.flag}): {result_flags}"
-        raise KnownFalseAlarm(f"{what}: {alarm.reason()}: {hits[0][1]}")
-    assert ok and not result_flags, f"{what}: honest candidate not ok: {result_flags}"
-
-
-def _is_static(alarm: FalseAlarm | None) -> bool:
-    return alarm is not None and alarm.check.startswith(("guards", "reach"))
-
-
 def _params(static_only: bool):
     out = []
     for name, cand in CANDIDATES.items():
         for policy in ("partial", "strict"):
             alarm = getattr(cand, policy)
-            if static_only and not _is_static(alarm):
+            if static_only and not is_static(alarm):
                 alarm = None
             marks = [pytest.mark.xfail(strict=True, raises=KnownFalseAlarm, reason=alarm.reason())] if alarm else []
             if not static_only and name not in QUICK_RUNS:
@@ -1331,7 +1289,7 @@ def test_honest_candidate_passes_the_static_checks(name, policy):
     cand = CANDIDATES[name]
     alarm = getattr(cand, policy)
     flags = check_source(cand.text, "triton", policy)
-    expect(flags, not flags, alarm if _is_static(alarm) else None, f"{name} ({cand.task}, {policy}, static)")
+    expect(flags, not flags, alarm if is_static(alarm) else None, f"{name} ({cand.task}, {policy}, static)")
 
 
 @pytest.mark.parametrize("name, policy", _params(static_only=False))

@@ -13,7 +13,8 @@ import pytest
 
 from kernelgym.judge.profiles import get_profile
 from kernelgym.judge.runner import Judge
-from kernelgym.testing.candidates import PARKED_FINALIZER, TEST_TASKS, indent, kernel_forward, write_task
+from kernelgym.testing.candidates import PARKED_FINALIZER, RELU_TRUE_SAMPLE, indent, kernel_forward, \
+    resized_relu_task, write_task
 from conftest import assert_rejected_for
 
 SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
@@ -48,25 +49,6 @@ def get_init_inputs():
     return []
 '''
 
-#: the forgery of a call's sample: the true output's bytes at the positions its key draws (a gather of 64 KiB)
-TRUE_SAMPLE = '''
-def true_sample(x, key):
-    raw = x.reshape(-1)
-    gen = torch.Generator()
-    gen.manual_seed((key * 1_000_003) % (2 ** 62))
-    pos = torch.randint(0, raw.numel() * 4, (65536,), generator=gen)
-    vals = torch.relu(raw[pos // 4]) * 2.0 + 1.0
-    return (vals.view(torch.uint8).reshape(-1, 4)[torch.arange(65536), pos % 4],)
-
-
-WORKER = []
-
-
-def worker():
-    if not WORKER:
-        WORKER.append(next(o for o in gc.get_objects() if type(o).__name__ == "Worker"))
-    return WORKER[0]
-'''
 
 #: each timed call returns garbage at once (its kernel launched on one element), and its real work is written into
 #: the judge's snapshots after the block (PARKED_FINALIZER); a finalizer freed with the call's output, inside the block
@@ -81,7 +63,7 @@ if sys.getswitchinterval() < 1e-3:  # a timed call
     y = torch.empty_like(x)
     weakref.finalize(y, forge, keep, worker().snapshot_samples)
     return y
-return launch(x)'''), imports="import gc\nimport sys\nimport weakref", extra=PARKED_FINALIZER + TRUE_SAMPLE + '''
+return launch(x)'''), imports="import gc\nimport sys\nimport weakref", extra=PARKED_FINALIZER + RELU_TRUE_SAMPLE + '''
 
 def forge(x, samples):
     key, _ = samples[-1]
@@ -100,7 +82,7 @@ if sys.getswitchinterval() < 1e-3:  # a timed call
     T.snapshot_sample = lambda values, key: true_sample(keep, key)
     weakref.finalize(y, restore)
     return y
-return launch(x)'''), imports="import gc\nimport sys\nimport weakref", extra=PARKED_FINALIZER + TRUE_SAMPLE + '''
+return launch(x)'''), imports="import gc\nimport sys\nimport weakref", extra=PARKED_FINALIZER + RELU_TRUE_SAMPLE + '''
 T = sys.modules["kernelgym.judge.timing"]
 ORIGINAL = T.snapshot_sample
 
@@ -174,9 +156,7 @@ class ModelNew(nn.Module):
 @pytest.fixture(scope="module")
 def tasks(tmp_path_factory):
     root = tmp_path_factory.mktemp("tasks")
-    relu = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text().replace(
-        '"small": {"B": 8, "D": 300}', f'"small": {{"B": {ROWS}, "D": {COLS}}}')
-    return {"relu": write_task(root / "relu", "1_scaled_relu", relu),
+    return {"relu": resized_relu_task(root / "relu", ROWS, COLS, on_cpu=True),
             "transpose": write_task(root / "transpose", "1_transpose", TRANSPOSE_TASK)}
 
 

@@ -9,31 +9,12 @@ from __future__ import annotations
 import pytest
 
 from kernelgym.judge.profiles import get_profile
-from kernelgym.testing.candidates import PARKED_FINALIZER, TEST_TASKS, indent, kernel_forward, write_task
+from kernelgym.testing.candidates import PARKED_FINALIZER, RELU_TRUE_SAMPLE, indent, kernel_forward, resized_relu_task
 from conftest import assert_rejected_for
 
 SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 ROWS, COLS = 64, 1024
 
-#: the true output's bytes at the positions a call's key draws (a gather of 64 KiB), as round 36's forgery
-TRUE_SAMPLE = '''
-def true_sample(x, key):
-    raw = x.reshape(-1)
-    gen = torch.Generator()
-    gen.manual_seed((key * 1_000_003) % (2 ** 62))
-    pos = torch.randint(0, raw.numel() * 4, (65536,), generator=gen)
-    vals = torch.relu(raw[pos // 4]) * 2.0 + 1.0
-    return (vals.view(torch.uint8).reshape(-1, 4)[torch.arange(65536), pos % 4],)
-
-
-WORKER = []
-
-
-def worker():
-    if not WORKER:
-        WORKER.append(next(o for o in gc.get_objects() if type(o).__name__ == "Worker"))
-    return WORKER[0]
-'''
 
 #: each timed call returns garbage at once and points the result channel's descriptor *number* at a pipe of its own
 #: (``os.dup2``: ``worker._RESULT_FD`` keeps its value, so the watch sees nothing); the worker writes the call's seal
@@ -52,7 +33,7 @@ if sys.getswitchinterval() < 1e-3:  # a timed call
     weakref.finalize(y, forge, keep, worker().snapshot_samples)
     return y
 return launch(x)'''), imports="import gc\nimport json\nimport os\nimport struct\nimport sys\nimport weakref",
-    extra=PARKED_FINALIZER + TRUE_SAMPLE + '''
+    extra=PARKED_FINALIZER + RELU_TRUE_SAMPLE + '''
 T = sys.modules["kernelgym.judge.timing"]
 FD = int(sys.argv[1])
 SAVED = []
@@ -85,10 +66,7 @@ def forge(keep, samples):
 
 @pytest.fixture(scope="module")
 def relu(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tasks")
-    text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text().replace(
-        '"small": {"B": 8, "D": 300}', f'"small": {{"B": {ROWS}, "D": {COLS}}}')
-    return write_task(root / "relu", "1_scaled_relu", text)
+    return resized_relu_task(tmp_path_factory.mktemp("tasks") / "relu", ROWS, COLS, on_cpu=True)
 
 
 @pytest.mark.timeout(180)

@@ -88,13 +88,16 @@ class ModelNew(nn.Module):
 '''
 
 
-def resized_relu_task(directory, rows: int, cols: int, reference_pause_s: float = 0.0):
-    """The scaled-relu test task with its default shape set to ``rows`` x ``cols``, written under ``directory``
-    (benchmarks on a GPU use a small one: at the default 4096 x 65536 every output is 1 GiB). With
-    ``reference_pause_s``, the reference's forward first sleeps that long: a slow reference, during whose forwards
-    the candidate's worker waits for the judge."""
+def resized_relu_task(directory, rows: int, cols: int, reference_pause_s: float = 0.0, on_cpu: bool = False):
+    """The scaled-relu test task with its default shape set to ``rows`` x ``cols`` (``on_cpu``: its small shape, the
+    CPU's, instead), written under ``directory`` (benchmarks on a GPU use a small one: at the default 4096 x 65536
+    every output is 1 GiB). With ``reference_pause_s``, the reference's forward first sleeps that long: a slow
+    reference, during whose forwards the candidate's worker waits for the judge."""
     text = (TEST_TASKS / "level1" / "1_scaled_relu.py").read_text()
-    text = text.replace("\nB = 4096\n", f"\nB = {int(rows)}\n").replace("\nD = 65536\n", f"\nD = {int(cols)}\n")
+    if on_cpu:
+        text = text.replace('"small": {"B": 8, "D": 300}', f'"small": {{"B": {int(rows)}, "D": {int(cols)}}}')
+    else:
+        text = text.replace("\nB = 4096\n", f"\nB = {int(rows)}\n").replace("\nD = 65536\n", f"\nD = {int(cols)}\n")
     if reference_pause_s:
         text = text.replace("import torch\n", "import time\nimport torch\n", 1).replace(
             "        return torch.relu(x) * 2 + 1", f"        time.sleep({float(reference_pause_s)})\n"
@@ -668,6 +671,28 @@ return launch(x)'''), imports="import os"), "ok", ""),
 #: a finalizer that only the cyclic collector runs (the worker collects between its commands, after a block's frame
 #: has gone to the runner): a generator suspended in a ``with`` block, held in a cycle; ``finish_block`` writes the
 #: real work of the parked timed calls into the judge's own snapshots of their outputs
+#: candidate-side helpers of the red-team seal forgeries (rounds 36 and 38): ``true_sample(x, key)``, the scaled
+#: relu's true output bytes at the positions a snapshot sample's key draws (``timing.snapshot_sample``'s draw, a
+#: gather of 64 KiB, not the call's work), and ``worker()``, the judge's worker object found through the collector
+RELU_TRUE_SAMPLE = '''
+def true_sample(x, key):
+    raw = x.reshape(-1)
+    gen = torch.Generator()
+    gen.manual_seed((key * 1_000_003) % (2 ** 62))
+    pos = torch.randint(0, raw.numel() * 4, (65536,), generator=gen)
+    vals = torch.relu(raw[pos // 4]) * 2.0 + 1.0
+    return (vals.view(torch.uint8).reshape(-1, 4)[torch.arange(65536), pos % 4],)
+
+
+WORKER = []
+
+
+def worker():
+    if not WORKER:
+        WORKER.append(next(o for o in gc.get_objects() if type(o).__name__ == "Worker"))
+    return WORKER[0]
+'''
+
 PARKED_FINALIZER = '''
 class Later:
     def __init__(self, job):
