@@ -6,10 +6,15 @@ import os
 
 import pytest
 
+from kernelgym.judge.profiles import get_profile
 from kernelgym.judge.result import EvalResult
 from kernelgym.testing.candidates import GOOD, TEST_TASKS, candidate  # noqa: F401
 
 DATA = TEST_TASKS.parent  # DATA / "tasks" is the small test task set
+
+
+#: the quick profile with one-minute compile and correctness limits, for the CPU judge runs of the tests
+SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 
 @pytest.fixture(scope="session")

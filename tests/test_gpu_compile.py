@@ -7,10 +7,9 @@ from __future__ import annotations
 import torch
 
 from kernelgym.judge import gpu_compile
-from kernelgym.judge.profiles import get_profile
 from kernelgym.testing.candidates import GOOD, candidate
+from conftest import SHORT
 
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 #: the honest kernel with the loaded value bound only inside a loop and read after it: the interpreter (Python
 #: scoping) runs it, the compiler refuses it (the mistake a test kernel of this repository made, feed8d4)

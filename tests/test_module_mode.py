@@ -8,11 +8,10 @@ import textwrap
 
 import pytest
 
-from kernelgym.judge.profiles import get_profile
 from kernelgym.tasks import TaskError, load_tasks
 from kernelgym.tasks.task import task_from_source
+from conftest import SHORT
 
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 #: a KernelBench-format problem (no KERNELGYM dict): BatchNorm over inputs whose statistics are far from the
 #: running ones (mean 0, variance 1), so the two modes give different outputs

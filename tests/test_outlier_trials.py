@@ -14,11 +14,10 @@ import types
 import pytest
 
 from kernelgym.judge.inputs import OUTLIERS, SIGNED_OUTLIERS, WIDE_OUTLIERS, make_inputs
-from kernelgym.judge.profiles import get_profile
 from kernelgym.testing.candidates import indent, kernel_forward
 from kernelgym.tasks.task import task_from_source
+from conftest import SHORT
 
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 
 def test_signed_outliers_keep_each_tensors_sign_and_either_sign_ones_do_not():

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernelgym.judge.profiles import get_profile
+from conftest import SHORT
 
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 
 def _draws(n: int, seed: int):

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from kernelgym.judge.profiles import get_profile
 from kernelgym.judge.runner import Judge
 from kernelgym.testing.candidates import PARKED_FINALIZER, RELU_TRUE_SAMPLE, indent, kernel_forward, \
     resized_relu_task, write_task
-from conftest import assert_rejected_for
+from conftest import SHORT, assert_rejected_for
 
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 #: the scaled relu at 64 x 1024 on the CPU: 256 KiB of output, four times a snapshot's sample
 ROWS, COLS = 64, 1024

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GOOD
+from conftest import GOOD, SHORT
 from kernelgym.judge import sandbox
 from kernelgym.judge.profiles import get_profile
 from kernelgym.testing.candidates import indent, kernel_forward
 
 needs_sandbox = pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernelgym.judge.profiles import get_profile
 from kernelgym.tasks import load_tasks
-
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
+from conftest import SHORT
 
 #: a Bernoulli sampler for X/48 whose kernel body is ``{draw}``: ``p`` (loaded probabilities), ``u`` (fresh uniforms)
 SAMPLER = '''

@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 
 from kernelgym.judge.guards import check_source
-from kernelgym.judge.profiles import get_profile
 from kernelgym.testing.candidates import EXPLOITS, indent, kernel_forward
+from conftest import SHORT
 
-SHORT = get_profile("quick").with_overrides(compile_timeout_s=60, cpu_correctness_timeout_s=60)
 
 #: torch computes relu, the candidate's own Triton kernel the epilogue (the shape of a conv + fused epilogue)
 TORCH_THEN_OWN_EPILOGUE = kernel_forward(indent('''
