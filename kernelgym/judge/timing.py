@@ -277,7 +277,16 @@ def _overlaps(start: int, size: int, storage) -> bool:
     return length > 0 and start < other + length and other < start + size
 
 
-def layout(tensor, inputs=()) -> dict:
+def held_storages(inputs) -> tuple:
+    """The storages of the tensors among ``inputs``, taken before a call: :func:`layout` checks an output against
+    them as well as against the storages the inputs have after it. A forward that pointed its input at another
+    storage (``x.set_(...)``, ``x.data = ...``) and returned a view of the input's own memory passed the aliasing
+    check, which read the inputs' storages after the call only (a red-team helper, round 39). Holding them also keeps
+    that memory from being handed to an output of the same call. Only functions bound at import are called."""
+    return tuple(_untyped_storage(x) for x in inputs if _is_tensor(x))
+
+
+def layout(tensor, inputs=(), held=()) -> dict:
     """How ``tensor``'s elements lie in memory, for the runner's check of an output's layout
     (:func:`kernelgym.judge.correctness.check_layout`): its strides, whether it is contiguous, whether it is a lazy
     negative or conjugate view (``x.conj().imag``) whose bytes are not its values, and its device (work queued on
@@ -285,11 +294,13 @@ def layout(tensor, inputs=()) -> dict:
     from a forward's own outputs (a trial's, or a timed call's before its snapshot: the snapshot's clone makes an
     expanded or lazy output dense, so its own layout says nothing of the forward's), with whether it shares memory
     with one of the call's ``inputs`` (a view of an input: the snapshot's clone copies it, untimed, where the
-    reference's output is a fresh tensor; any overlap of their storages' bytes, :func:`_overlaps`). Only functions
-    bound at import are called."""
+    reference's output is a fresh tensor; any overlap of their storages' bytes, :func:`_overlaps`), now or, for the
+    storages in ``held`` (:func:`held_storages`, taken before the call), when the call began. Only functions bound
+    at import are called."""
     own = _untyped_storage(tensor)
     start, size = _storage_ptr(own), _storage_nbytes(own)
-    aliases = size > 0 and any(_is_tensor(x) and _overlaps(start, size, _untyped_storage(x)) for x in inputs)
+    aliases = size > 0 and (any(_is_tensor(x) and _overlaps(start, size, _untyped_storage(x)) for x in inputs)
+                            or any(_overlaps(start, size, storage) for storage in held))
     return {"strides": list(_stride(tensor)), "contiguous": bool(_is_contiguous(tensor)),
             "lazy": bool(_is_neg(tensor)) or bool(_is_conj(tensor)), "device": _str(_device_of(tensor)),
             "aliases_input": aliases}
@@ -462,6 +473,7 @@ class CallTimer:
                 args = self.make_args(len(self.times))
                 t = _lap(steps, "inputs", t)
                 before = sample_inputs(args, salt) if changed is not None else None
+                held = held_storages(args) if layouts is not None else ()  # the inputs' memory as the call gets it
                 t = _lap(steps, "samples", t)
                 self.flusher()
                 t = _lap(steps, "flush", t)
@@ -488,7 +500,7 @@ class CallTimer:
                     outs = ()
                 shown = sample = wrote = None  # this call's, kept here for its seal (the lists are reachable)
                 if layouts is not None:
-                    shown = tuple(layout(o, args) if _is_tensor(o) else None for o in outs)
+                    shown = tuple(layout(o, args, held) if _is_tensor(o) else None for o in outs)
                     layouts.append(shown)
                 t = _lap(steps, "layouts", t)
                 if keep is not None:
@@ -512,7 +524,7 @@ class CallTimer:
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)
-                del args, out, outs
+                del args, out, outs, held
                 _lap(steps, "scrub", t)
                 self.times.append(elapsed)
                 block.append(elapsed)

@@ -100,6 +100,7 @@ _record_stage = _timing.CallTimer.record_stage
 _stage_spans = _timing.CallTimer.stage_spans
 _scrub = _timing.scrub
 _layout = _timing.layout
+_held_storages = _timing.held_storages
 _snapshot_key = _timing.snapshot_key
 _snapshot_changed = _timing.snapshot_changed
 _settle = _timing.settle
@@ -143,7 +144,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
         "kernelgym.judge.timing._event_sync": _timing._event_sync,
         "kernelgym.judge.timing._perf_counter": _timing._perf_counter,
         "kernelgym.judge.timing.scrub": _timing.scrub,
-        "kernelgym.judge.timing.layout": _timing.layout,
+        "kernelgym.judge.timing.layout": _timing.layout, "kernelgym.judge.timing.held_storages": _timing.held_storages,
         "kernelgym.judge.timing._overlaps": _timing._overlaps,
         "kernelgym.judge.timing._stride": _timing._stride,
         "kernelgym.judge.timing._is_contiguous": _timing._is_contiguous,
@@ -586,6 +587,7 @@ class Worker:
     def trial(self, seed: int, outlier: int) -> bool:
         inputs = make_inputs(self.module, seed, self.device, outlier=outlier)
         copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
+        held = _held_storages(inputs)  # the inputs' memory as the forward gets it (timing.layout)
         self.launches.counts.clear()
         reads = self.host_reads.count
         self.host_reads.begin(self.model)  # what the forward's factories make, and the model's state, from now
@@ -601,7 +603,8 @@ class Worker:
         reads = self.host_reads.count - reads
         own = self.launches.own(self.own_names) if self.launches.installed else None
         mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _unchanged(a, b)]
-        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None, inputs=inputs)
+        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None, inputs=inputs,
+                                 held=held)
         _scrub(outputs)  # released: nothing of this call's results survives for a later call to pick up
         _scrub(inputs)
         return sent
@@ -613,6 +616,7 @@ class Worker:
         self.launches.counts.clear()
         try:
             inputs = make_inputs(self.module, seed, self.device)
+            held = _held_storages(inputs)
             reads = self.host_reads.count
             self.host_reads.begin(self.model)
             try:
@@ -628,20 +632,21 @@ class Worker:
         report["host_reads"] = reads if self.host_reads.installed else None
         report["interpreter_launches"] = dict(self.launches.counts)
         self.send({"event": Event.PROFILE, "report": report})
-        sent = self.send_outputs(as_tuple(output), [], inputs=inputs)
+        sent = self.send_outputs(as_tuple(output), [], inputs=inputs, held=held)
         _scrub(as_tuple(output))
         _scrub(inputs)
         return sent
 
     def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None,
                      host_reads: int | None = None, layouts: tuple | None = None, inputs: tuple = (),
-                     flags: list | None = None) -> bool:
+                     flags: list | None = None, held: tuple = ()) -> bool:
         """Describe ``outputs`` (with the integrity flags of this moment and, for a trial, how many launches of the
         candidate's own Triton kernels the forward made and how many calls handed tensor values to host code,
         :class:`~kernelgym.judge.profile.HostReads`), then copy each tensor into the file the runner names.
         The tensors are snapshots taken by the worker's own code or the forward's fresh results; each tensor's
         description carries its layout as the forward returned it (``layouts``, taken before a timed call's snapshot,
-        else the outputs' own, against the call's ``inputs``), which the runner checks against the reference's.
+        else the outputs' own, against the call's ``inputs`` and their storages when the call began, ``held``:
+        :func:`timing.held_storages`), which the runner checks against the reference's.
         ``flags``: integrity flags found by the caller, sent before this moment's own."""
         flags = list(flags or []) + self.integrity_flags()
         descs = []
@@ -651,7 +656,7 @@ class Worker:
                     descs.append({"kind": "subclass", "type": _type(out).__name__})
                 else:
                     shown = layouts[k] if layouts is not None and k < len(layouts) else None
-                    descs.append({"kind": "tensor", **tensor_header(out), **(shown or _layout(out, inputs))})
+                    descs.append({"kind": "tensor", **tensor_header(out), **(shown or _layout(out, inputs, held))})
             elif _type(out) in (int, float, bool) and _fits_a_float(out):
                 descs.append({"kind": "scalar", "value": float(out)})
             else:  # never its type's name as the kind: a class named "scalar" passed for a number
