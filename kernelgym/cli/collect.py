@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from kernelgym.cli.errors import CliError
-from kernelgym.cli.options import (add_judge_options, add_task_options, judge_profile, ray_evaluator,
+from kernelgym.cli.options import (add_judge_options, add_task_options, check_jobs, judge_profile, ray_evaluator,
                                         select_tasks)
 
 DESCRIPTION = """Run a policy over a task set, K turns x N samples per task, one record per episode.
@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from kernelgym.data.collect import check_output, collect
 
+    check_jobs(args)
     check_output(out, args.resume)
     tasks = select_tasks(args)
     if len(tasks) == 0:

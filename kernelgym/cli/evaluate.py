@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kernelgym.cli.errors import CliError
-from kernelgym.cli.options import add_judge_options, add_task_options, judge_profile, ray_evaluator
+from kernelgym.cli.options import add_judge_options, add_task_options, check_jobs, judge_profile, ray_evaluator
 
 USAGE = """kernelgym eval DIR [--out OUTDIR] [options]
        kernelgym eval TASK_ID FILE [--json] [options]"""
@@ -51,6 +51,8 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     judge_profile(args)  # a bad --limit fails before any work
+    check_jobs(args)
+    check_report_options(args)  # and so do a bad --p or --k (the report is made after every evaluation)
     if args.candidate is not None:
         return run_one(args)
     target = Path(args.target)
@@ -58,6 +60,19 @@ def run(args: argparse.Namespace) -> int:
         hint = " (to evaluate one file: kernelgym eval TASK_ID FILE)" if not target.exists() else ""
         raise CliError(f"cannot read folder {target}{hint}")
     return run_folder(args, target)
+
+
+def check_report_options(args: argparse.Namespace) -> None:
+    """:class:`CliError` for a ``--k`` below 1 or a ``--p`` that is not a finite number: found only when the report
+    was made, they ended ``eval DIR`` after every file had been evaluated, with no report written."""
+    import math
+
+    bad_k = [k for k in args.k or () if k < 1]
+    if bad_k:
+        raise CliError(f"--k takes values of at least 1 (pass@k over k samples), got {bad_k[0]}")
+    bad_p = [p for p in args.p or () if not math.isfinite(p)]
+    if bad_p:
+        raise CliError(f"--p takes finite speedup thresholds (e.g. --p 0 1 1.5), got {bad_p[0]}")
 
 
 def run_one(args: argparse.Namespace) -> int:
@@ -91,6 +106,8 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
 
     out = Path(args.out) if args.out else root.resolve().parent / (root.resolve().name + "-eval")
     profile = judge_profile(args)
+    if out.exists() and not out.is_dir():  # mkdir said only "[Errno 17] File exists"
+        raise CliError(f"--out {out} is a file: it names the folder the reports are written to")
     earlier = [name for name in REPORT_FILES if (out / name).exists()]
     if earlier and not (args.force or args.resume):
         raise CliError(f"{out} already holds a report ({', '.join(earlier)}); pass --force to overwrite it "

@@ -78,6 +78,13 @@ def ray_evaluator(args: argparse.Namespace):
             ray.shutdown()
 
 
+def check_jobs(args: argparse.Namespace) -> None:
+    """:class:`CliError` for ``--jobs`` below 1 (``--jobs 0`` silently ran the default number of jobs)."""
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        raise CliError(f"--jobs must be at least 1, got {jobs}")
+
+
 def judge_profile(args: argparse.Namespace):
     """``--profile`` with the ``--limit STAGE=SECONDS`` options applied (ValueError for an unknown stage)."""
     from kernelgym.judge.profiles import parse_limits, with_limits

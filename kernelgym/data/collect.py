@@ -24,6 +24,7 @@ from kernelgym.data.records import EpisodeRecord, arrow_schema, library_versions
 from kernelgym.data.writers import JsonlWriter, jsonl_to_parquet, read_rows
 from kernelgym.envs.kernel_env import KernelEnv
 from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
+from kernelgym.hardware import require_device
 from kernelgym.judge import policy as torch_use
 from kernelgym.judge.profiles import get_profile
 from kernelgym.progress import LiveCounts
@@ -111,10 +112,26 @@ class _ThreadEnvs:
 
 
 def check_output(out: Path, resume: bool) -> None:
-    """Raise ``FileExistsError`` when ``out`` holds episodes and ``resume`` is off (never append duplicates)."""
+    """Raise ``FileExistsError`` when ``out`` holds episodes and ``resume`` is off (never append duplicates), and
+    ``IsADirectoryError`` when ``out`` is a folder (it was told to continue the "file" with resume, which then failed
+    to open it)."""
+    if out.is_dir():
+        raise IsADirectoryError(f"{out} is a folder: the output is a JSONL file, e.g. {out / 'episodes.jsonl'}")
     if out.exists() and out.stat().st_size > 0 and not resume:
         raise FileExistsError(f"{out} already exists; continue it with --resume (resume=True) "
                               "or choose another file")
+
+
+def _refuse_other_files(out: Path, rows: list) -> None:
+    """ValueError when a row of ``out`` is not an episode record (no ``task_id`` and integer ``sample``, its resume
+    key): ``resume`` on a file another program wrote (an ``eval`` report's rows are records of files, not
+    episodes, but carry both keys and are refused by :func:`_refuse_other_settings`) ended in a KeyError."""
+    for number, row in enumerate(rows, start=1):
+        try:
+            row_key(row)
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{out}: row {number} is not an episode record (it needs task_id and sample): resume "
+                             f"continues a file written by kernelgym collect (or choose another file)") from None
 
 
 def _refuse_other_settings(rows: list, tasks: TaskSet, backend: str, torch_policy: str, profile: str = "") -> None:
@@ -164,10 +181,12 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         out: the JSONL file; the Parquet file is written next to it (same stem) at the end.
         samples, max_turns: N samples per task, K turns per episode.
         backend, profile, reward, device, torch_policy: as for :class:`~kernelgym.envs.kernel_env.KernelEnv`
-            (every result, and so every record's ``results``, carries ``torch_policy`` and ``kernel_coverage``).
+            (every result, and so every record's ``results``, carries ``torch_policy`` and ``kernel_coverage``);
+            an unknown one is a ValueError (an unavailable device a ``DeviceUnavailable``) before anything runs.
         seed: episode ``s`` of a task is reset with ``seed + s``.
         resume: continue an existing file, skipping finished (task id, sample) pairs. Without it an existing
-            non-empty ``out`` is an error (``FileExistsError``), so a file never holds an episode twice.
+            non-empty ``out`` is an error (``FileExistsError``), so a file never holds an episode twice. A file
+            holding rows that are not episode records, or episodes collected under other settings, is a ValueError.
         jobs: episodes played at once, each thread with its own environment, all on one evaluator.
         evaluator: a :class:`~kernelgym.evaluators.Evaluator` (e.g. a RayEvalPool; the caller closes it); default:
             a :class:`~kernelgym.evaluators.LocalEvaluator` with ``jobs`` threads, closed at the end. A plain Judge
@@ -180,10 +199,14 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
     if samples < 1 or max_turns < 1 or jobs < 1:
         raise ValueError("samples, max_turns and jobs must be at least 1")
     check_output(out, resume)
-    get_reward(reward)  # an unknown reward name fails here, not once per episode
+    # the settings every episode's env is made with fail here, once, not once per episode (each counted failed)
+    get_reward(reward)
     torch_use.check(torch_policy)
+    if backend not in ("triton", "cuda"):
+        raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+    profile_name = get_profile(profile).name
     if evaluator is None:
-        shared: Evaluator = LocalEvaluator(device=device, cache_dir=cache_dir, max_workers=jobs)
+        shared: Evaluator = LocalEvaluator(device=require_device(device), cache_dir=cache_dir, max_workers=jobs)
     else:
         if jobs > 1 and not isinstance(evaluator, Evaluator):
             from kernelgym.judge.runner import Judge
@@ -203,7 +226,8 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         raise
     try:
         stored = read_rows(out).rows
-        _refuse_other_settings(stored, tasks, backend, torch_policy, get_profile(profile).name)
+        _refuse_other_files(out, stored)
+        _refuse_other_settings(stored, tasks, backend, torch_policy, profile_name)
         done = {row_key(r) for r in stored}
         can_answer = getattr(policy, "has", lambda task_id: True)
         playable = [t for t in tasks if can_answer(t.id)]

@@ -14,7 +14,7 @@ from kernelgym.envs.spaces import AnyText
 from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
 from kernelgym.hardware import require_device
 from kernelgym.judge import policy
-from kernelgym.judge.profiles import with_limits
+from kernelgym.judge.profiles import get_profile, with_limits
 from kernelgym.judge.result import EvalResult
 from kernelgym.rewards import get_reward
 from kernelgym.rewards.episode import STEP_REWARDS, best_of, improvement
@@ -29,7 +29,8 @@ MAX_SPEEDUP = 1e6
 class KernelEnv(gym.Env):
     """Write a faster kernel for a PyTorch reference program.
 
-    Each episode picks one task (``reset(options={"task_id": ...})`` or at random with the reset seed). Each step
+    Each episode picks one task (``reset(options={"task_id": ...})``, or at random with the reset seed when
+    ``options`` names none or ``task_id`` is ``None``; ``options`` that is not a dict is a TypeError). Each step
     takes the policy's answer (any string: raw LLM text or a Python file defining ``ModelNew``), evaluates it in an
     isolated worker, and returns:
 
@@ -66,7 +67,7 @@ class KernelEnv(gym.Env):
         backend: ``"triton"`` or ``"cuda"``.
         max_turns: attempts per episode.
         reward: a registered reward name (``"speedup"``, ``"fast_p:1.5"``, ``"correct"``, ``"shaped"``) or a callable.
-        profile: evaluation profile (``"quick"`` or ``"full"``).
+        profile: evaluation profile (``"quick"`` or ``"full"``; anything else: ValueError here).
         profiling_feedback: on a GPU, list the top kernels by GPU time of the candidate's forward and of the
             reference's in the feedback (``EvalResult.top_kernels``, kept in records either way).
         limits: stage time limits in seconds replacing the profile's, by stage name, e.g. ``{"compile": 30,
@@ -114,6 +115,10 @@ class KernelEnv(gym.Env):
         self.max_turns = int(max_turns)
         self.reward_fn = get_reward(reward)
         self.profile = with_limits(profile, limits)
+        get_profile(self.profile)  # an unknown profile fails here, not in every step
+        target = float(target_speedup)
+        if math.isnan(target):  # no speedup reaches nan: the episode would never end on a correct kernel
+            raise ValueError("target_speedup must be a number, got nan")
         self.profiling_feedback = bool(profiling_feedback)
         given = evaluator
         if evaluator is None:
@@ -121,7 +126,7 @@ class KernelEnv(gym.Env):
         self.evaluator: Evaluator = as_evaluator(evaluator)
         self._owned_evaluator = self.evaluator if self.evaluator is not given else None  # ours, or a Judge's wrapper
         self.device = device or getattr(self.evaluator, "device", None) or "cpu"
-        self.target_speedup = float(target_speedup)
+        self.target_speedup = target
         self.render_mode = render_mode
         self._hardware_json: str | None = None
 
@@ -143,9 +148,12 @@ class KernelEnv(gym.Env):
 
     # -- gym API --------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict such as {{'task_id': 'L1/15_relu'}}, got "
+                            f"{type(options).__name__}")
         super().reset(seed=seed)
         options = options or {}
-        if "task_id" in options:
+        if options.get("task_id") is not None:
             self.task = self.tasks.get(options["task_id"])
         else:
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]

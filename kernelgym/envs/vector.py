@@ -26,11 +26,16 @@ class KernelVectorEnv(VectorEnv):
     """``num_envs`` :class:`KernelEnv` copies sharing one :class:`~kernelgym.evaluators.Evaluator` (a
     :class:`RayEvalPool`, a :class:`~kernelgym.evaluators.LocalEvaluator`; a plain Judge is wrapped, anything else is
     a TypeError); a step submits every sub-env's candidate at once and waits for all verdicts. ``env_kwargs`` go to
-    each :class:`KernelEnv` (``torch_policy="strict"``, ``reward=...``, ...)."""
+    each :class:`KernelEnv` (``torch_policy="strict"``, ``reward=...``, ...).
+
+    ``reset(seed=...)`` takes one int (sub-env ``i`` gets ``seed + i``) or a list of ``num_envs`` seeds; ``step``
+    takes a sequence of ``num_envs`` actions (a lone string is a TypeError, another length a ValueError)."""
 
     metadata = {"autoreset_mode": "next_step"}
 
     def __init__(self, num_envs: int, evaluator: Any, max_parallel: int | None = None, **env_kwargs):
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
         shared = as_evaluator(evaluator)
         self._owned_evaluator = shared if shared is not evaluator else None  # a Judge's wrapper
@@ -51,6 +56,8 @@ class KernelVectorEnv(VectorEnv):
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         seeds = seed if isinstance(seed, (list, tuple)) else \
             [None if seed is None else seed + i for i in range(self.num_envs)]
+        if len(seeds) != self.num_envs:  # zip would reset only the first sub-envs
+            raise ValueError(f"expected {self.num_envs} seeds (one per sub-env) or one int, got {len(seeds)}")
         obs, infos = [], []
         for env, s in zip(self.envs, seeds):
             o, info = env.reset(seed=s, options=options)
@@ -60,6 +67,9 @@ class KernelVectorEnv(VectorEnv):
         return self._batch(obs), {"per_env": infos}
 
     def step(self, actions):
+        if isinstance(actions, (str, bytes)):  # list("ab") would step two sub-envs with "a" and "b"
+            raise TypeError(f"actions must be a sequence of {self.num_envs} strings, one per sub-env, not one "
+                            f"{type(actions).__name__}")
         actions = list(actions)
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")

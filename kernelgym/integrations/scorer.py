@@ -58,7 +58,8 @@ class Scorer:
 
     Args:
         tasks: a TaskSet or a path for :func:`~kernelgym.tasks.load_tasks` (default: the bundled suite).
-        backend, profile: how candidates are evaluated.
+        backend, profile: how candidates are evaluated (``"triton"`` or ``"cuda"``; ``"quick"``, ``"full"`` or an
+            :class:`~kernelgym.judge.profiles.EvalProfile`); anything else is a ValueError here.
         torch_policy: how much of the forward's work torch may do (:mod:`kernelgym.judge.policy`; default
             ``"partial"``); an unknown value is a ValueError here.
         reward: a reward name or callable ``(result, history) -> float`` (see :mod:`kernelgym.rewards`).
@@ -72,6 +73,11 @@ class Scorer:
     def __init__(self, tasks: TaskSet | str | Path | None = None, backend: str = "triton", profile: str = "quick",
                  reward: Any = "speedup", device: str | None = None, cache_dir: str | Path | None = None,
                  max_workers: int | None = None, evaluator: Any = None, torch_policy: str = policy.DEFAULT):
+        from kernelgym.judge.profiles import get_profile
+
+        if backend not in ("triton", "cuda"):  # the judge scored every completion 0 (compile_error) instead
+            raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+        get_profile(profile)  # an unknown profile fails here, not at the first batch
         self._tasks_spec = tasks
         self.torch_policy = policy.check(torch_policy)
         self._tasks: TaskSet | None = tasks if isinstance(tasks, TaskSet) else None

@@ -89,7 +89,10 @@ def fast_p_reward(p: float = 1.0):
     """``1.0`` if correct and speedup > p over eager, else ``0.0`` (KernelBench's fast_p as a reward).
 
     With ``p = 0`` this is the correctness reward. Unmeasured speedups (CPU) count as not fast for ``p > 0``.
+    ``p`` must be a finite number (``"fast_p:nan"`` never paid a correct kernel: ValueError).
     """
+    if not (isinstance(p, (int, float)) and math.isfinite(p)):
+        raise ValueError(f"p must be a finite number, got {p!r}")
 
     def reward(result, history=()) -> float:
         if not _is_correct(result):

@@ -116,6 +116,7 @@ def load_kernelbench(path: str | Path | None = None, levels: Iterable[int] | Non
             there is no network and no cached copy); its one-line message says how to get the problems.
         TaskError: the path does not exist or holds an invalid task.
     """
+    levels = [levels] if isinstance(levels, (int, str)) else levels  # one level given alone
     wanted = sorted({int(level) for level in levels}) if levels is not None else list(KERNELBENCH_LEVELS)
     if path is None and os.environ.get(KERNELBENCH_ENV):
         path = os.environ[KERNELBENCH_ENV]

@@ -306,6 +306,9 @@ class TaskSet(Sequence[Task]):
 
     def get(self, task_id: str) -> Task:
         """The task with this id; a :class:`TaskError` naming close matches otherwise."""
+        if not isinstance(task_id, str):
+            raise TaskError(f"a task id is a string such as {next(iter(self._by_id), 'L1/15_relu')!r}, got "
+                            f"{type(task_id).__name__} {task_id!r}")
         try:
             return self._by_id[task_id]
         except KeyError:
@@ -317,7 +320,13 @@ class TaskSet(Sequence[Task]):
 
     def select(self, levels: Iterable[int] | None = None, categories: Iterable[str] | None = None,
                pattern: str | None = None, ids: Iterable[str] | None = None, prefix: str | None = None) -> "TaskSet":
-        """Tasks matching every given filter (level numbers, category names, an fnmatch id pattern, exact ids)."""
+        """Tasks matching every given filter (level numbers, category names, an fnmatch id pattern, exact ids).
+
+        One level, category or id may be given alone (``levels=1``, ``categories="Activation"``,
+        ``ids="L1/15_relu"``): a string is one name, not a sequence of one-letter names."""
+        levels = [levels] if isinstance(levels, (int, str)) else levels
+        categories = [categories] if isinstance(categories, str) else categories
+        ids = [ids] if isinstance(ids, str) else ids
         tasks: list[Task] = list(self._tasks)
         if ids is not None:
             tasks = [self.get(i) for i in ids]
