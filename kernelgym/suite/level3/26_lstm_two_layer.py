@@ -19,8 +19,12 @@ H = 512
 #: white-noise inputs alone the LSTM forgot its input within a few dozen steps: a kernel that restarted the
 #: recurrence from a zero state 64 steps before each chunk of 32 outputs (the sequence in parallel chunks) was
 #: within 2e-4 of the reference at T = 256 on every kind of trial (a red-team finding, round 36). With the
-#: context some units' gates saturate open, and a restart even 128 steps back is off by 0.1 or more
-CONTEXT = 4.0
+#: context some units' gates saturate open: at these shapes a restart 64 steps back is off by 19-23 times the
+#: tolerance, 128 steps back by 8-17 times. The context (4) and the weights (std 2/sqrt(fan)) it came with first
+#: made the state so sensitive that an honest kernel computing in TF32 (``tl.dot`` on a GPU) was off by 3.7-5.6 times
+#: the tolerance, its bundled solution `incorrect` on an H100; at 2 and 1/sqrt(fan), 0.22-0.52 times (simulated,
+#: tests/test_redteam_round36_verdicts.py)
+CONTEXT = 2.0
 OUT = 64
 
 
@@ -33,7 +37,7 @@ class Model(nn.Module):
         self.fc = nn.Linear(hidden, out_dim)
         for name, p in self.lstm.named_parameters():
             if name.startswith("weight"):
-                nn.init.normal_(p, std=2.0 * p.shape[1] ** -0.5)
+                nn.init.normal_(p, std=p.shape[1] ** -0.5)
             else:
                 nn.init.uniform_(p, -0.1, 0.1)
         nn.init.normal_(self.fc.weight, std=2.0 * hidden ** -0.5)

@@ -185,7 +185,7 @@ class ModelNew(nn.Module):
         self.fc = nn.Linear(hidden, out_dim)
         for name, p in self.lstm.named_parameters():
             if name.startswith("weight"):
-                nn.init.normal_(p, std=2.0 * p.shape[1] ** -0.5)
+                nn.init.normal_(p, std=p.shape[1] ** -0.5)
             else:
                 nn.init.uniform_(p, -0.1, 0.1)
         nn.init.normal_(self.fc.weight, std=2.0 * hidden ** -0.5)
