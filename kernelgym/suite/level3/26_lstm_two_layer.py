@@ -8,7 +8,9 @@ KERNELGYM = {
     "flops": "2 * B * T * 4 * H * (IN + H) + 2 * B * T * 4 * H * 2 * H + 2 * B * T * H * OUT",
     "bytes": "4 * (B * T * IN + B * T * OUT + 4 * H * (IN + 3 * H + 4) + H * OUT + OUT)",
     "small": {"B": 2, "T": 8, "IN": 16, "H": 32, "OUT": 8},
-    "atol": 1e-2, "rtol": 1e-2,
+    # an honest TF32 kernel's drift over 256 steps of long memory: the bundled solution was off by up to 0.020 (3 of 4
+    # evaluations beyond 1e-2 on an H100, thirty-seventh session); restarts 32-128 steps back stay beyond 3e-2
+    "atol": 3e-2, "rtol": 3e-2,
 }
 
 B = 64
@@ -19,8 +21,8 @@ H = 512
 #: white-noise inputs alone the LSTM forgot its input within a few dozen steps: a kernel that restarted the
 #: recurrence from a zero state 64 steps before each chunk of 32 outputs (the sequence in parallel chunks) was
 #: within 2e-4 of the reference at T = 256 on every kind of trial (a red-team finding, round 36). With the
-#: context some units' gates saturate open: at these shapes a restart 64 steps back is off by 19-23 times the
-#: tolerance, 128 steps back by 8-17 times. The context (4) and the weights (std 2/sqrt(fan)) it came with first
+#: context some units' gates saturate open: at these shapes a restart 64 steps back is off by 19-23 times a
+#: tolerance of 1e-2, 128 steps back by 8-17 times. The context (4) and the weights (std 2/sqrt(fan)) it came with first
 #: made the state so sensitive that an honest kernel computing in TF32 (``tl.dot`` on a GPU) was off by 3.7-5.6 times
 #: the tolerance, its bundled solution `incorrect` on an H100; at 2 and 1/sqrt(fan), 0.22-0.52 times (simulated,
 #: tests/test_redteam_round36_verdicts.py)
