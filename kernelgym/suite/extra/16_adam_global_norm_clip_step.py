@@ -9,6 +9,10 @@ KERNELGYM = {
     "flops": "17 * N",
     "bytes": "7 * 4 * N",
     "small": {"N": 5000},
+    # atol well below the outputs' size (exp_avg ~1e-2): at the default 1e-4 a clip coefficient off by 1% (the
+    # global norm read from 1 element in 64 or 1024) was within tolerance (red team, round 40); honest fp32 kernels
+    # are within 3e-7 of the float64 result at the default N
+    "atol": 1e-6, "rtol": 1e-4,
 }
 
 N = 25_165_831

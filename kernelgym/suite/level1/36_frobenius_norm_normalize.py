@@ -28,7 +28,12 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(N, C, H, W)]
+    # each element's scale drawn log-normal (heavy tails, as activations have): with i.i.d. unit normals the norm of
+    # every 4th element, scaled up, was within rtol of the whole one at the default shape (off by 5e-5 at most, a
+    # red-team finding, round 40); here sqrt(Var(x^2)) / E(x^2) is sqrt(3 e^9 - 1) = 156 (1.41 for normals), and a
+    # partial read's error grows with it. In place: two tensors of the input's size at most while it is made
+    x = torch.randn(N, C, H, W)
+    return [x.mul_(torch.randn(N, C, H, W).mul_(1.5).exp_())]
 
 
 def get_init_inputs():
