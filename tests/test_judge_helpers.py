@@ -779,8 +779,9 @@ def test_a_flop_rate_is_measured_against_the_ceiling_of_the_tasks_own_arithmetic
 
 
 @pytest.mark.parametrize("text", ["\n" * 199_999 + "x", "```" + "a" * 199_990 + "x", " " * 199_999 + "x",
-                                  "```\n" * 49_000, "class\n" * 33_000], ids=["newlines", "fence_letters",
-                                                                            "spaces", "open_fences", "class_lines"])
+                                  "```\n" * 49_000, "class\n" * 33_000, "`" * 199_999, "```py " * 33_000],
+                         ids=["newlines", "fence_letters", "spaces", "open_fences", "class_lines", "backticks",
+                              "fences_on_one_line"])
 def test_the_runners_reading_of_an_action_is_linear_in_its_length(text):
     """The runner reads every action (and a compile error's log) in the thread that keeps other evaluations'
     deadlines, under the interpreter lock: 200,000 newlines took 61 s in a quadratic search for ``class ModelNew``
@@ -807,6 +808,20 @@ def test_extraction_keeps_its_contract():
     assert extract_code("import torch\n\n  class ModelNew:\n    pass\n").startswith("import torch")
     with pytest.raises(ExtractionError, match="ModelNew"):
         extract_code("```python\nclass Model:\n    pass\n```")
+
+
+def test_a_block_never_closed_is_the_program_from_its_opening_fence():
+    """An answer cut off at the token limit (or whose closing fence was left out): the block's body, not the whole
+    text with its prose (which was a syntax error at line 1, a QA finding); a closed block before it is a sketch the
+    answer went on from; a stray closing fence alone, or an unclosed block of another language, changes nothing."""
+    from kernelgym.judge.extract import extract_code
+
+    program = "import torch\nclass ModelNew:\n    pass\n"
+    assert extract_code("Here is my kernel:\n```python\n" + program) == program
+    assert extract_code("First:\n```python\nclass ModelNew: x = 1\n```\nBetter:\n```py\n" + program) == program
+    assert extract_code("Done:\n```python\n" + program + "```\nNotes:\n```text\nclass ModelNew\n") == program
+    stray = program + "```\n"
+    assert extract_code(stray) == stray
 
 
 def test_a_poll_that_came_back_late_moves_the_deadlines_on_within_a_credit():
