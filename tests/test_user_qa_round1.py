@@ -214,3 +214,73 @@ def test_the_scorer_refuses_bad_settings_when_made(kwargs, words):
 
     with pytest.raises(ValueError, match=words):
         Scorer(tasks=str(TEST_TASKS), evaluator=InstantEvaluator(), **kwargs)
+
+
+# -- reported by round 1, fixed in round 2 ----------------------------------------------------------------------
+def test_eval_resume_replaces_the_line_of_a_changed_file(tmp_path):
+    """``--resume`` after a file changed appended a second line for it to ``results.jsonl``, which the docs say
+    holds one line per file; the other files' lines must stay."""
+    from kernelgym.data.folder_eval import evaluate_folder
+    from kernelgym.data.writers import read_rows
+
+    gens = tmp_path / "gens" / "L1"
+    (gens / "1_scaled_relu").mkdir(parents=True)
+    (gens / "1_scaled_relu" / "0.py").write_text(GOOD)
+    (gens / "1_scaled_relu" / "1.py").write_text(GOOD)
+    tasks, out = load_tasks(str(TEST_TASKS)), tmp_path / "out"
+    evaluate_folder(tmp_path / "gens", tasks, out, evaluator=InstantEvaluator(), progress=False)
+    (gens / "1_scaled_relu" / "1.py").write_text("# changed\n" + GOOD.replace("* 2.0 + 1.0", "* 3.0"))
+    evaluator = InstantEvaluator()
+    evaluation = evaluate_folder(tmp_path / "gens", tasks, out, evaluator=evaluator, progress=False, resume=True)
+    rows = read_rows(out / "results.jsonl").rows
+    assert len(evaluator.policies) == 1  # only the changed file was scored again
+    assert sorted(r["file"] for r in rows) == ["L1/1_scaled_relu/0.py", "L1/1_scaled_relu/1.py"], rows
+    status = {r["file"]: r["result"]["status"] for r in rows}
+    assert status == {"L1/1_scaled_relu/0.py": "ok", "L1/1_scaled_relu/1.py": "incorrect"}
+    assert evaluation.report["files"] == 2 and not list(out.glob(".results.jsonl.tmp-*"))
+
+
+@pytest.mark.parametrize("inside", ["", "L1"])
+def test_eval_out_holding_the_candidates_is_refused_up_front(tmp_path, capsys, inside):
+    """``--out DIR`` (or ``DIR/L1``, where the candidates are) skipped every candidate and said "no candidate file
+    ... answers a known task"; now it is refused before anything is evaluated or written."""
+    gens = tmp_path / "gens" / "L1"
+    gens.mkdir(parents=True)
+    (gens / "1_scaled_relu.py").write_text(GOOD)
+    out = tmp_path / "gens" / inside
+    code = cli.main(["eval", str(tmp_path / "gens"), "--tasks", str(TEST_TASKS), "--out", str(out), "--device",
+                     "cpu", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("kernelgym: error:") and len(err.strip().splitlines()) == 1, err
+    assert "holds candidate files" in err and "L1/1_scaled_relu.py" in err and "answers a known task" not in err
+    assert not (out / "results.jsonl").exists() and (gens / "1_scaled_relu.py").read_text() == GOOD
+
+
+def test_eval_out_inside_dir_without_candidates_still_works(tmp_path):
+    from kernelgym.data.folder_eval import evaluate_folder
+
+    gens = tmp_path / "gens" / "L1"
+    gens.mkdir(parents=True)
+    (gens / "1_scaled_relu.py").write_text(GOOD)
+    evaluation = evaluate_folder(tmp_path / "gens", load_tasks(str(TEST_TASKS)), tmp_path / "gens" / "report",
+                                 evaluator=InstantEvaluator(), progress=False)
+    assert evaluation.report["files"] == 1 and evaluation.report["overall"]["correct"] == 1
+
+
+@pytest.mark.parametrize("source", ["path", "folder", "taskset", "kernelbench_path"])
+def test_kernelbench_ids_refuse_the_bundled_suite(source, monkeypatch):
+    """``gym.make("KernelBench-L1-v0", tasks=<the bundled suite>)`` labelled kernelgym's problems ``kernelbench``
+    and served the extra set (X/...) as level 1."""
+    import gymnasium as gym
+
+    from kernelgym.tasks.task import BUNDLED_TASKS
+
+    kwargs = {"path": {"tasks": str(BUNDLED_TASKS)}, "folder": {"tasks": str(BUNDLED_TASKS / "level1")},
+              "taskset": {"tasks": load_tasks()}, "kernelbench_path": {}}[source]
+    if source == "kernelbench_path":
+        monkeypatch.setenv("KERNELBENCH_PATH", str(BUNDLED_TASKS))
+    with pytest.raises(TaskError, match="bundled suite, not KernelBench's problems.*use KernelGym-L1-v0"):
+        gym.make("KernelBench-L1-v0", evaluator=InstantEvaluator(), **kwargs)
+    env = gym.make("KernelGym-L1-v0", evaluator=InstantEvaluator())  # the id the message names
+    assert {t.task_set for t in env.unwrapped.tasks} == {"kernelgym"}
+    assert all(t.id.startswith("L1/") for t in env.unwrapped.tasks)

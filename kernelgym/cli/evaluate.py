@@ -21,7 +21,8 @@ without a file counts as failed (every task counts as many samples as the one wi
 for the same sample of a task is not evaluated. Then write results.jsonl,
 report.json, report.md and fast_p.png (fast_p at each --p, geometric-mean speedup, pass@k, per level and per
 category) to OUTDIR (default: DIR-eval next to DIR), and list every file that failed with its status and message.
-An earlier report in OUTDIR is kept: --resume continues it, --force overwrites it.
+An earlier report in OUTDIR is kept: --resume continues it (a file scored again replaces its line of
+results.jsonl), --force overwrites it. An OUTDIR holding candidate files (DIR itself, or DIR/L1) is refused.
 
 eval TASK_ID FILE: evaluate one file for one task and print the verdict (exit 0 when correct, 1 otherwise)."""
 

@@ -26,6 +26,7 @@ from kernelgym.envs.kernel_env import KernelEnv
 from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
 from kernelgym.hardware import require_device
 from kernelgym.judge import policy as torch_use
+from kernelgym.judge.backends import check_backend
 from kernelgym.judge.profiles import get_profile
 from kernelgym.progress import LiveCounts
 from kernelgym.rewards import get_reward
@@ -202,8 +203,7 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
     # the settings every episode's env is made with fail here, once, not once per episode (each counted failed)
     get_reward(reward)
     torch_use.check(torch_policy)
-    if backend not in ("triton", "cuda"):
-        raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+    check_backend(backend)
     profile_name = get_profile(profile).name
     if evaluator is None:
         shared: Evaluator = LocalEvaluator(device=require_device(device), cache_dir=cache_dir, max_workers=jobs)

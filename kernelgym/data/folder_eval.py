@@ -6,7 +6,9 @@
    ``<out>/results.jsonl`` as soon as it is scored: ``{"file", "sha256", "task_id", "task_set", "sample",
    "level", "category", "settings", "result"}`` (``result``: the EvalResult dict; ``settings``: what the verdict
    depends on besides the file, :func:`settings_of`). With ``resume`` the files already scored with the same
-   content, for the same task and under the same settings, are not evaluated again.
+   content, for the same task and under the same settings, are not evaluated again; a file scored again (changed,
+   or under other settings) replaces its earlier line when the run ends (:func:`_one_line_per_file`: the file is
+   rewritten to a temporary name and renamed, so it holds one line per file and loses no other line).
 3. :func:`kernelgym.scoring.metrics.tables` computes fast_p, the geometric-mean speedup and pass@k overall, per level and
    per category; :func:`kernelgym.scoring.report.write_report` writes ``report.json``, ``report.md`` and ``fast_p.png``.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -85,6 +88,23 @@ def _reusable(row: dict, rel: str, text: str, settings: dict) -> bool:
             and result.get("task_id") == settings["task_id"])
 
 
+def _one_line_per_file(path: Path) -> None:
+    """Keep only the last line of each file in ``results.jsonl`` (``resume`` appended a second line for a file it
+    scored again), in the order of those last lines; every other line is kept. Written to a temporary name,
+    fsync-ed and renamed, so a crash leaves the old file or the new one, never half of one."""
+    rows = read_rows(path, warn=False).rows
+    last = {r.get("file"): i for i, r in enumerate(rows)}
+    if len(last) == len(rows):
+        return
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    with JsonlWriter.open(tmp) as writer:
+        for i, row in enumerate(rows):
+            if last[row.get("file")] == i:
+                writer.write(row)
+    os.replace(tmp, path)
+
+
 def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, backend: str = "triton",
                     profile: str = "quick", device: str | None = None, jobs: int | None = None,
                     resume: bool = False, ps: Iterable[float] = metrics.DEFAULT_PS,
@@ -100,14 +120,21 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
 
     Raises:
         OSError: ``root`` is not a readable folder.
-        ValueError: no file under ``root`` answers a task of ``tasks``.
+        ValueError: no file under ``root`` answers a task of ``tasks``, or ``out_dir`` holds candidate files
+            (it is ``root``, or a folder of it the candidates are in: they were skipped, and the error said no file
+            answered a task); nothing is written then.
     """
     policy.check(torch_policy)
     root, out = Path(root), Path(out_dir)
     if not root.is_dir():
         raise OSError(f"cannot read folder {root}")
     out_resolved, root_resolved = out.resolve(), root.resolve()
-    found = [f for f in scan(root, backend) if out_resolved not in f.path.resolve().parents]
+    found = scan(root, backend)
+    inside_out = [f for f in found if out_resolved in (f.path.parent.resolve(), *f.path.parent.resolve().parents)]
+    if inside_out:
+        raise ValueError(f"the output folder {out} holds candidate files of {root} (e.g. "
+                         f"{inside_out[0].path.relative_to(root)}); write the reports to a folder outside them "
+                         f"(--out; default {root_resolved.name}-eval beside {root})")
     outside = [f for f in found if root_resolved not in f.path.resolve().parents]
     files = [f for f in found if f not in outside]
     matched, unmatched = assign(files, tasks.ids)
@@ -154,6 +181,7 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
                             fast_1=metrics.is_fast(data, 1.0))
     finally:
         writer.close()
+    _one_line_per_file(results_path)
     evaluation.rows.sort(key=lambda r: (r["task_id"], r["sample"], r["file"]))
     per_task: dict[str, int] = {}
     for r in evaluation.rows:

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-BACKENDS = ("triton", "cuda")
+from kernelgym.judge.backends import BACKENDS
+
 _PREFIX = re.compile(r"^(L\d+|X)$")
 _FLAT = re.compile(r"^(L\d+|X)_(.+)$")
 _KERNELBENCH = re.compile(r"^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel$")

@@ -14,11 +14,14 @@ from kernelgym.envs.spaces import AnyText
 from kernelgym.evaluators import Evaluator, LocalEvaluator, as_evaluator
 from kernelgym.hardware import require_device
 from kernelgym.judge import policy
+from kernelgym.judge.backends import check_backend
 from kernelgym.judge.profiles import get_profile, with_limits
 from kernelgym.judge.result import EvalResult
 from kernelgym.rewards import get_reward
 from kernelgym.rewards.episode import STEP_REWARDS, best_of, improvement
 from kernelgym.tasks import KERNELGYM_SET, Task, TaskSet, load_task_set
+from kernelgym.tasks.loading import not_kernelbench
+from kernelgym.tasks.task import KERNELBENCH_LEVELS, KERNELBENCH_SET, TaskError
 
 MAX_TEXT = 1_000_000
 MAX_ACTION = 200_000
@@ -62,7 +65,9 @@ class KernelEnv(gym.Env):
             the tasks at the path, see :func:`~kernelgym.tasks.load_tasks`) or ``"kernelbench"`` (KernelBench's own
             problems: a checkout at the path, else ``$KERNELBENCH_PATH``, else the Hugging Face dataset; see
             :func:`~kernelgym.tasks.load_kernelbench`, whose :class:`~kernelgym.tasks.TaskSetUnavailable` says
-            how to get them when none is reachable). The registered ids set it.
+            how to get them when none is reachable). The registered ids set it. With ``"kernelbench"``, the
+            bundled suite (its path, a folder of it, or a :class:`TaskSet` holding its tasks) is refused with a
+            :class:`~kernelgym.tasks.TaskError` naming the ``KernelGym-*`` id: they are not KernelBench's problems.
         levels, categories, task_ids, pattern: narrow the task set (see :meth:`TaskSet.select`).
         backend: ``"triton"`` or ``"cuda"``.
         max_turns: attempts per episode.
@@ -99,8 +104,7 @@ class KernelEnv(gym.Env):
                  prestart_workers: bool = True, task_set: str = KERNELGYM_SET, torch_policy: str = policy.DEFAULT,
                  limits: dict[str, float] | None = None, profiling_feedback: bool = True,
                  step_reward: str = "improvement"):
-        if backend not in ("triton", "cuda"):
-            raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+        check_backend(backend)
         self.torch_policy = policy.check(torch_policy)
         if int(max_turns) < 1:
             raise ValueError("max_turns must be at least 1")
@@ -108,6 +112,9 @@ class KernelEnv(gym.Env):
             raise ValueError(f"step_reward must be one of {', '.join(STEP_REWARDS)}, got {step_reward!r}")
         self.step_reward = step_reward
         taskset = tasks if isinstance(tasks, TaskSet) else load_task_set(task_set, tasks, levels)
+        if task_set == KERNELBENCH_SET and any(t.task_set == KERNELGYM_SET for t in taskset):
+            wanted = [levels] if isinstance(levels, (int, str)) else list(levels or KERNELBENCH_LEVELS)
+            raise TaskError(not_kernelbench("a TaskSet holding the bundled suite's tasks", wanted))
         self.tasks = taskset.select(levels=levels, categories=categories, ids=task_ids, pattern=pattern)
         if len(self.tasks) == 0:
             raise ValueError("no task matches the given selection")

@@ -22,7 +22,9 @@ id                     tasks
 KernelBench's problems come from ``tasks=PATH`` (a KernelBench checkout, its ``KernelBench/`` folder or a parquet
 file), else ``$KERNELBENCH_PATH``, else the Hugging Face dataset ``ScalingIntelligence/KernelBench`` (needs
 ``datasets``; downloaded once, then cached). When none is reachable, ``gym.make`` raises
-:class:`~kernelgym.tasks.TaskSetUnavailable` with a one-line message saying how to get them. ``KernelGym-*`` ids need
+:class:`~kernelgym.tasks.TaskSetUnavailable` with a one-line message saying how to get them. The bundled suite
+given to a ``KernelBench-*`` id (its path, a folder of it, or a :class:`~kernelgym.tasks.TaskSet` of its tasks) is
+refused with a :class:`~kernelgym.tasks.TaskError` naming the ``KernelGym-*`` id: it is not KernelBench's problems. ``KernelGym-*`` ids need
 nothing beyond the package (``tasks=PATH`` loads any other task folder instead).
 
 All accept :class:`~kernelgym.envs.kernel_env.KernelEnv`'s keyword arguments (tasks, levels, categories, backend,

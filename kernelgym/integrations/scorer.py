@@ -73,10 +73,10 @@ class Scorer:
     def __init__(self, tasks: TaskSet | str | Path | None = None, backend: str = "triton", profile: str = "quick",
                  reward: Any = "speedup", device: str | None = None, cache_dir: str | Path | None = None,
                  max_workers: int | None = None, evaluator: Any = None, torch_policy: str = policy.DEFAULT):
+        from kernelgym.judge.backends import check_backend
         from kernelgym.judge.profiles import get_profile
 
-        if backend not in ("triton", "cuda"):  # the judge scored every completion 0 (compile_error) instead
-            raise ValueError(f"backend must be 'triton' or 'cuda', got {backend!r}")
+        check_backend(backend)  # the judge scored every completion 0 (compile_error) instead
         get_profile(profile)  # an unknown profile fails here, not at the first batch
         self._tasks_spec = tasks
         self.torch_policy = policy.check(torch_policy)

@@ -114,14 +114,19 @@ def load_kernelbench(path: str | Path | None = None, levels: Iterable[int] | Non
     Raises:
         TaskSetUnavailable: no path was given and the dataset cannot be loaded (``datasets`` is not installed, or
             there is no network and no cached copy); its one-line message says how to get the problems.
-        TaskError: the path does not exist or holds an invalid task.
+        TaskError: the path does not exist or holds an invalid task, or it is kernelgym's bundled suite (or a
+            folder of it): those are not KernelBench's problems (they were labelled ``kernelbench``, the extra set
+            counted as level 1); the message names the ``KernelGym-*`` id to use.
     """
     levels = [levels] if isinstance(levels, (int, str)) else levels  # one level given alone
     wanted = sorted({int(level) for level in levels}) if levels is not None else list(KERNELBENCH_LEVELS)
+    given = "tasks=" if path is not None else f"{KERNELBENCH_ENV}="
     if path is None and os.environ.get(KERNELBENCH_ENV):
         path = os.environ[KERNELBENCH_ENV]
         if not Path(path).exists():
             raise TaskError(f"{KERNELBENCH_ENV}={path}: no such folder (expected a KernelBench checkout)")
+    if path is not None and is_bundled(path):
+        raise TaskError(not_kernelbench(f"{given}{path}", wanted))
     tasks = (load_tasks(path, task_set=KERNELBENCH_SET) if path is not None
              else _load_kernelbench_dataset(tuple(wanted)))
     return tasks.select(levels=wanted)
@@ -151,8 +156,25 @@ def _load_kernelbench_dataset(levels: tuple[int, ...]) -> TaskSet:
         return _DATASET_CACHE[levels]
 
 
+def is_bundled(path: str | Path) -> bool:
+    """Whether ``path`` is kernelgym's bundled suite or a folder or file inside it."""
+    resolved, suite = Path(path).resolve(), BUNDLED_TASKS.resolve()
+    return resolved == suite or suite in resolved.parents
+
+
+def _bundled_id(levels: Sequence[int]) -> str:
+    return f"KernelGym-L{levels[0]}-v0" if len(levels) == 1 else "KernelGym-v0"
+
+
+def not_kernelbench(what: str, levels: Sequence[int]) -> str:
+    """The one-line refusal of kernelgym's bundled suite where KernelBench's own problems are asked for."""
+    return (f"{what} is kernelgym's bundled suite, not KernelBench's problems (the KernelBench-* ids serve only "
+            f"KernelBench's own): use {_bundled_id(levels)} (or KernelGym-X-v0 for the extra set), or pass a "
+            "KernelBench checkout")
+
+
 def _unavailable(reason: str, levels: Sequence[int]) -> str:
-    bundled = f"KernelGym-L{levels[0]}-v0" if len(levels) == 1 else "KernelGym-v0"
+    bundled = _bundled_id(levels)
     return (f"KernelBench's problems are not available here ({reason}): set {KERNELBENCH_ENV} to a KernelBench "
             f"checkout or pass tasks=PATH, or `pip install datasets` and be online once to download "
             f"{KERNELBENCH_DATASET} (cached after that); kernelgym's bundled suite needs neither: {bundled}")
