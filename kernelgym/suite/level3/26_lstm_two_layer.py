@@ -8,9 +8,10 @@ KERNELGYM = {
     "flops": "2 * B * T * 4 * H * (IN + H) + 2 * B * T * 4 * H * 2 * H + 2 * B * T * H * OUT",
     "bytes": "4 * (B * T * IN + B * T * OUT + 4 * H * (IN + 3 * H + 4) + H * OUT + OUT)",
     "small": {"B": 2, "T": 8, "IN": 16, "H": 32, "OUT": 8},
-    # an honest TF32 kernel's drift over 256 steps of long memory: the bundled solution was off by up to 0.020 (3 of 4
-    # evaluations beyond 1e-2 on an H100, thirty-seventh session); restarts 32-128 steps back stay beyond 3e-2
-    "atol": 3e-2, "rtol": 3e-2,
+    # an honest TF32 kernel drifts over 256 steps of long memory: the bundled solution was off by up to 0.020 in 3 of
+    # 4 evaluations on an H100 (a few elements; 5 of 5 passed at 3e-2, but the linter's rule mean |output| >= 10 x
+    # atol then failed: 0.164 at the small shapes). Open: docs/BENCHMARKS.md, thirty-seventh session
+    "atol": 1e-2, "rtol": 1e-2,
 }
 
 B = 64
