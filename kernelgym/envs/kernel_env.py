@@ -21,7 +21,7 @@ from kernelgym.rewards import get_reward
 from kernelgym.rewards.episode import STEP_REWARDS, best_of, improvement
 from kernelgym.tasks import KERNELGYM_SET, Task, TaskSet, load_task_set
 from kernelgym.tasks.loading import not_kernelbench
-from kernelgym.tasks.task import KERNELBENCH_LEVELS, KERNELBENCH_SET, TaskError
+from kernelgym.tasks.task import KERNELBENCH_LEVELS, KERNELBENCH_SET, TaskError, one_or_many
 
 MAX_TEXT = 1_000_000
 MAX_ACTION = 200_000
@@ -113,7 +113,7 @@ class KernelEnv(gym.Env):
         self.step_reward = step_reward
         taskset = tasks if isinstance(tasks, TaskSet) else load_task_set(task_set, tasks, levels)
         if task_set == KERNELBENCH_SET and any(t.task_set == KERNELGYM_SET for t in taskset):
-            wanted = [levels] if isinstance(levels, (int, str)) else list(levels or KERNELBENCH_LEVELS)
+            wanted = list(one_or_many(levels, (int, str)) or KERNELBENCH_LEVELS)
             raise TaskError(not_kernelbench("a TaskSet holding the bundled suite's tasks", wanted))
         self.tasks = taskset.select(levels=levels, categories=categories, ids=task_ids, pattern=pattern)
         if len(self.tasks) == 0:

@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 from kernelgym.tasks.task import (BUNDLED_TASKS, KERNELBENCH_DATASET, KERNELBENCH_ENV, KERNELBENCH_LEVELS,
                                   KERNELBENCH_SET, KERNELGYM_SET, Task, TaskError, TaskSet, TaskSetUnavailable,
-                                  task_from_source)
+                                  one_or_many, task_from_source)
 
 
 _LEVEL_DIR = re.compile(r"level[_-]?(\d+)$", re.IGNORECASE)
@@ -118,7 +118,7 @@ def load_kernelbench(path: str | Path | None = None, levels: Iterable[int] | Non
             folder of it): those are not KernelBench's problems (they were labelled ``kernelbench``, the extra set
             counted as level 1); the message names the ``KernelGym-*`` id to use.
     """
-    levels = [levels] if isinstance(levels, (int, str)) else levels  # one level given alone
+    levels = one_or_many(levels, (int, str))  # one level given alone
     wanted = sorted({int(level) for level in levels}) if levels is not None else list(KERNELBENCH_LEVELS)
     given = "tasks=" if path is not None else f"{KERNELBENCH_ENV}="
     if path is None and os.environ.get(KERNELBENCH_ENV):

@@ -275,6 +275,12 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
                 path=path, task_set=task_set, mode=mode)
 
 
+def one_or_many(value, single: tuple = (str,)):
+    """``[value]`` where ``value`` is one name given alone (an instance of ``single``: a string is one name, not a
+    sequence of one-letter names), else ``value`` as it is (a sequence, or ``None``)."""
+    return [value] if isinstance(value, single) else value
+
+
 class TaskSet(Sequence[Task]):
     """An ordered, id-indexed collection of tasks with selection helpers."""
 
@@ -324,9 +330,7 @@ class TaskSet(Sequence[Task]):
 
         One level, category or id may be given alone (``levels=1``, ``categories="Activation"``,
         ``ids="L1/15_relu"``): a string is one name, not a sequence of one-letter names."""
-        levels = [levels] if isinstance(levels, (int, str)) else levels
-        categories = [categories] if isinstance(categories, str) else categories
-        ids = [ids] if isinstance(ids, str) else ids
+        levels, categories, ids = one_or_many(levels, (int, str)), one_or_many(categories), one_or_many(ids)
         tasks: list[Task] = list(self._tasks)
         if ids is not None:
             tasks = [self.get(i) for i in ids]
