@@ -116,10 +116,14 @@ def lstm_tick_kernel(xg1_ptr, w_ptr, bias_ptr, ws_ptr, out_ptr, tick, role_lo,
         a = tl.load(src + offs_b[:, None] * H + kk[None, :], mask=a_mask & k_mask[None, :], other=0.0)
         w_off = offs_j[None, :] * H + kk[:, None]
         w_mask = k_mask[:, None] & j_mask[None, :]
-        acc_i = tl.dot(a, tl.load(w_base + w_off, mask=w_mask, other=0.0), acc_i)
-        acc_f = tl.dot(a, tl.load(w_base + H * H + w_off, mask=w_mask, other=0.0), acc_f)
-        acc_g = tl.dot(a, tl.load(w_base + 2 * H * H + w_off, mask=w_mask, other=0.0), acc_g)
-        acc_o = tl.dot(a, tl.load(w_base + 3 * H * H + w_off, mask=w_mask, other=0.0), acc_o)
+        acc_i = tl.dot(a, tl.load(w_base + w_off, mask=w_mask, other=0.0), acc_i,
+                      input_precision="tf32x3")
+        acc_f = tl.dot(a, tl.load(w_base + H * H + w_off, mask=w_mask, other=0.0), acc_f,
+                      input_precision="tf32x3")
+        acc_g = tl.dot(a, tl.load(w_base + 2 * H * H + w_off, mask=w_mask, other=0.0), acc_g,
+                      input_precision="tf32x3")
+        acc_o = tl.dot(a, tl.load(w_base + 3 * H * H + w_off, mask=w_mask, other=0.0), acc_o,
+                      input_precision="tf32x3")
     bias = bias_ptr + role * GH + offs_j
     acc_i += tl.load(bias, mask=j_mask, other=0.0)[None, :]
     acc_f += tl.load(bias + H, mask=j_mask, other=0.0)[None, :]
