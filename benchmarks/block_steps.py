@@ -1,13 +1,14 @@
 """Where a timed block's wall time per call goes, outside the worker: the host time of each step of
 :meth:`kernelgym.judge.timing.CallTimer.time_block` (inputs, samples, flush, the timed call, snapshot, scrub), for
 null calls (a forward that only allocates the reference's outputs, as the worker's ``null`` blocks) and for a bundled
-solution's forward, on the same inputs and with the same steps the worker runs.
+solution's forward, on the same inputs and with the same steps the worker runs; then null calls again, once per
+``--after`` settle step (kind ``null_after_<step>``).
 
 The runner's wall-clock bound subtracts the null calls' overhead from the candidate's block walls
 (:mod:`kernelgym.judge.wallclock`); this script shows whether the candidate's steps outside its timed calls cost
 what the null calls' do. A measuring script: the sandbox and the worker's watches are not here.
 
-    python benchmarks/block_steps.py --task X/1_int8_gemm_w8a8_rowcol_scale --calls 5 --blocks 6
+    python benchmarks/block_steps.py --task X/1_int8_gemm_w8a8_rowcol_scale --calls 5 --blocks 6 [--after none,empty_cache,sleep]
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from kernelgym.tasks.loading import load_tasks
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "kernelgym" / "suite" / "solutions" / "triton"
 #: the module-level helpers time_block calls, timed by name
+#: what may be done before a null run that follows the candidate's (``--after``): is the candidate's process slower
+#: for its allocator's cached memory, or for the GPU's state (clocks) right after its work?
+SETTLES = ("none", "empty_cache", "sleep")
 STEPS = ("sample_inputs", "changed_inputs", "layout", "snapshot_sample", "snapshot_key", "scrub", "_clone")
 
 
@@ -57,7 +61,7 @@ def load_solution(task_id: str):
     return module
 
 
-def run(task_id: str, calls: int, blocks: int, device: str) -> dict:
+def run(task_id: str, calls: int, blocks: int, device: str, after: tuple[str, ...] = ("none",)) -> dict:
     task = load_tasks().get(task_id)
     module = task.load_module(small=not device.startswith("cuda"))
     with torch.device(device):
@@ -76,7 +80,13 @@ def run(task_id: str, calls: int, blocks: int, device: str) -> dict:
         return made[0] if len(made) == 1 else made
 
     report = {}
-    for kind, fn in (("null", null), ("candidate", solution), ("null_again", null)):
+    runs = [("null", null), ("candidate", solution)] + [(f"null_after_{a}", null) for a in after]
+    for kind, fn in runs:
+        settle = kind.removeprefix("null_after_") if kind.startswith("null_after_") else None
+        if settle == "empty_cache" and device.startswith("cuda"):
+            torch.cuda.empty_cache()
+        elif settle == "sleep":
+            time.sleep(2.0)
         timer = timing.CallTimer(fn, lambda i: make_inputs(module, call_seed(7, i), device), device,
                                  scrub_released=True)
         with torch.no_grad():
@@ -117,9 +127,16 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=5)
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument("--device", default="cuda:0" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--after", default="none",
+                        help="null runs after the candidate's, each after one settle step (comma-separated): "
+                             "none, empty_cache (torch.cuda.empty_cache()), sleep (2 s idle)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    out = {t: run(t, args.calls, args.blocks, args.device) for t in args.task}
+    after = tuple(a for a in args.after.split(",") if a)
+    unknown = set(after) - set(SETTLES)
+    if unknown:
+        parser.error(f"--after: unknown {sorted(unknown)}; choose from {', '.join(SETTLES)}")
+    out = {t: run(t, args.calls, args.blocks, args.device, after) for t in args.task}
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=str))
     return 0
