@@ -3,8 +3,9 @@
 :func:`collect` writes one :class:`~kernelgym.data.records.EpisodeRecord` row per finished episode to a JSONL
 file through :class:`~kernelgym.data.writers.JsonlWriter` (one fsync-ed line per episode, so a crash loses at
 most the episodes in flight), then converts the whole JSONL file to Parquet. With ``resume`` it skips the
-episodes already in the file (key: task id + sample index). An episode whose policy raises is not written (it
-is counted as failed and retried by the next ``resume``).
+episodes already in the file (key: task id + sample index). An episode whose policy raises, or one of whose
+attempts the judge failed to judge (``EvalResult.judge_fault``: a sample to drop, not a verdict on the candidate),
+is not written (it is counted as failed and retried by the next ``resume``).
 """
 
 from __future__ import annotations
@@ -65,12 +66,19 @@ class CollectStats:
                 f"{self.fast_1} fast_1), {self.failed} failed, {self.already_done} already in {self.jsonl}")
 
 
+class JudgeFault(RuntimeError):
+    """An attempt's verdict was the judge's own failure (``EvalResult.judge_fault``: flags ``judge_error``,
+    ``aborted``), not the candidate's: the episode is a sample to drop (README), so :func:`collect` does not record
+    it (counted failed; the next ``resume`` plays it again)."""
+
+
 def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sample: int, seed: int,
-                policy_label: str, versions: dict[str, str]) -> EpisodeRecord:
+                policy_label: str, versions: dict[str, str], drop_judge_faults: bool = False) -> EpisodeRecord:
     """Play one episode of ``task`` with ``policy`` on ``env`` and return its record.
 
     The policy gets the observation plus ``messages`` (the chat so far), ``sample`` and ``seed``. Exceptions
-    raised by the policy propagate (the episode is then not recorded).
+    raised by the policy propagate (the episode is then not recorded). With ``drop_judge_faults`` an attempt
+    whose verdict is the judge's failure ends the episode with :class:`JudgeFault`.
     """
     started = time.monotonic()
     obs, _ = env.reset(seed=seed, options={"task_id": task.id})
@@ -84,6 +92,10 @@ def run_episode(env: KernelEnv, policy: Callable[[dict], str], task: Task, sampl
             raise TypeError(f"the policy returned {type(answer).__name__}, not str")
         messages.append({"role": "assistant", "content": answer})
         obs, reward, terminated, truncated, info = env.step(answer)
+        if drop_judge_faults and info.get("judge_fault"):
+            result = info["result"]
+            raise JudgeFault(f"turn {len(record.results) + 1}: the judge failed, not the candidate "
+                             f"({result.get('status')}: {str(result.get('message', ''))[:160]})")
         record.actions.append(answer)
         record.feedback.append(obs["feedback"])
         record.results.append(info["result"])
@@ -113,11 +125,16 @@ class _ThreadEnvs:
 
 
 def check_output(out: Path, resume: bool) -> None:
-    """Raise ``FileExistsError`` when ``out`` holds episodes and ``resume`` is off (never append duplicates), and
+    """Raise ``FileExistsError`` when ``out`` holds episodes and ``resume`` is off (never append duplicates),
     ``IsADirectoryError`` when ``out`` is a folder (it was told to continue the "file" with resume, which then failed
-    to open it)."""
+    to open it), and ``ValueError`` when ``out`` ends in ``.parquet`` (the episodes were appended to it as JSONL,
+    then the Parquet conversion replaced the file: every episode but the Parquet copy was lost, and a ``resume``
+    read the Parquet bytes as damaged lines and collected everything again)."""
     if out.is_dir():
         raise IsADirectoryError(f"{out} is a folder: the output is a JSONL file, e.g. {out / 'episodes.jsonl'}")
+    if out.suffix.lower() == ".parquet":  # the JSONL file was written there, then replaced by the Parquet file
+        raise ValueError(f"{out} names a Parquet file: the output is the JSONL file (the Parquet file is written next "
+                         f"to it, same stem): use {out.with_suffix('.jsonl')}")
     if out.exists() and out.stat().st_size > 0 and not resume:
         raise FileExistsError(f"{out} already exists; continue it with --resume (resume=True) "
                               "or choose another file")
@@ -238,7 +255,8 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
         label, versions = policy_name(policy), library_versions()
 
         def play(task: Task, sample: int) -> EpisodeRecord:
-            return run_episode(envs.get(), policy, task, sample, seed + sample, label, versions)
+            return run_episode(envs.get(), policy, task, sample, seed + sample, label, versions,
+                               drop_judge_faults=True)
 
         with LiveCounts(len(pending), "collect", ("compiled", "correct", "fast_1", "failed"), progress) as bar, \
                 ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="kernelgym-collect") as pool:
@@ -247,7 +265,7 @@ def collect(policy: Callable[[dict], str], tasks: TaskSet, out: str | Path, *, s
                 for future in as_completed(futures):
                     try:
                         row = future.result().to_row()
-                    except Exception as exc:  # the policy failed: not recorded, retried on resume
+                    except Exception as exc:  # the policy or the judge failed: not recorded, retried on resume
                         error = stats.add_failure(futures[future], exc)
                         warnings.warn(f"episode {error} (not recorded)", RuntimeWarning, stacklevel=2)
                         bar.advance(failed=1)

@@ -156,6 +156,18 @@ def arrow_schema():
     ])
 
 
+def hf_features():
+    """The row's columns as Hugging Face ``datasets.Features`` (from :func:`arrow_schema`), for loading the JSONL
+    file with the Parquet file's types: ``datasets.load_dataset("json", data_files=..., features=hf_features())``.
+
+    Without it ``datasets`` (and ``pyarrow.json``) infer the JSONL file's types from its values: ``best_speedup``,
+    null in every row on the CPU, became a column of type ``null`` (and a GPU shard's ``float64`` then clashed with
+    it), and ``created_at`` a ``timestamp``, not the string the Parquet file holds."""
+    import datasets
+
+    return datasets.Features.from_arrow_schema(arrow_schema())
+
+
 def library_versions() -> dict[str, str]:
     """Versions of the libraries that shape a record: kernelgym, torch, triton, gymnasium, numpy, python."""
     from importlib import metadata

@@ -182,6 +182,9 @@ def jsonl_to_parquet(source: str | Path, target: str | Path | None = None, schem
     if not source.is_file():
         raise OSError(f"cannot read {source}")
     target = Path(target) if target is not None else source.with_suffix(".parquet")
+    if target.resolve() == source.resolve():  # the JSONL file would be replaced by its Parquet copy
+        raise ValueError(f"{source} would be overwritten by its own Parquet file: name the JSONL file *.jsonl "
+                         f"(the Parquet file goes next to it)")
     rows = read_rows(source).rows
     table = pa.Table.from_pylist(rows, schema=schema) if rows or schema is not None else pa.table({})
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")

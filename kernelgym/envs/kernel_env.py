@@ -128,8 +128,12 @@ class KernelEnv(gym.Env):
             raise ValueError("target_speedup must be a number, got nan")
         self.profiling_feedback = bool(profiling_feedback)
         given = evaluator
+        #: how the env's own evaluator is made, so that a pickled copy (an env sent to a Ray worker) makes its own
+        self._evaluator_recipe: dict | None = None
         if evaluator is None:
-            evaluator = LocalEvaluator(device=require_device(device), max_workers=1, prestart_workers=prestart_workers)
+            self._evaluator_recipe = dict(device=require_device(device), max_workers=1,
+                                          prestart_workers=prestart_workers)
+            evaluator = LocalEvaluator(**self._evaluator_recipe)
         self.evaluator: Evaluator = as_evaluator(evaluator)
         self._owned_evaluator = self.evaluator if self.evaluator is not given else None  # ours, or a Judge's wrapper
         self.device = device or getattr(self.evaluator, "device", None) or "cpu"
@@ -158,6 +162,8 @@ class KernelEnv(gym.Env):
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict such as {{'task_id': 'L1/15_relu'}}, got "
                             f"{type(options).__name__}")
+        if isinstance(seed, np.integer) and not isinstance(seed, np.bool_):
+            seed = int(seed)  # a seed from a numpy array (Gymnasium accepts only Python ints)
         super().reset(seed=seed)
         options = options or {}
         if options.get("task_id") is not None:
@@ -187,8 +193,7 @@ class KernelEnv(gym.Env):
         self._best_reward = best_of(attempt, self._best_reward)
         self.history.append(result)
         turn = len(self.history)
-        terminated = result.correct and (not result.timing_meaningful or _degenerate(result)
-                                         or (result.speedup or 0.0) >= self.target_speedup)
+        terminated = reaches_goal(result, self.target_speedup)
         truncated = (not terminated) and turn >= self.max_turns
         self._done = terminated or truncated
         self._feedback = render_feedback(result.to_dict(), profiling=self.profiling_feedback)
@@ -206,6 +211,25 @@ class KernelEnv(gym.Env):
         if self._owned_evaluator is not None:
             self._owned_evaluator.close()
         super().close()
+
+    # -- pickling (Ray, multiprocessing) -------------------------------------------------------------------
+    def __getstate__(self) -> dict:
+        """The env's state without its own evaluator (threads, worker processes: they do not pickle; the copy makes
+        a new one, on the same device, when unpickled). An evaluator passed in travels as it is (a RayEvalPool's actor
+        handles do); an env on a plain Judge cannot be pickled (TypeError saying so, not "cannot pickle
+        '_thread.lock' object")."""
+        state = self.__dict__.copy()
+        if self._owned_evaluator is not None:
+            if self._evaluator_recipe is None:
+                raise TypeError("a KernelEnv on a Judge cannot be pickled (the Judge holds threads and worker "
+                                "processes): leave evaluator unset (the copy makes its own) or pass a RayEvalPool")
+            state["evaluator"] = state["_owned_evaluator"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.evaluator is None and self._evaluator_recipe is not None:
+            self.evaluator = self._owned_evaluator = LocalEvaluator(**self._evaluator_recipe)
 
     # -- helpers --------------------------------------------------------------------------------------------
     @property
@@ -242,6 +266,14 @@ class KernelEnv(gym.Env):
             "turn": turn,
             "best_speedup": np.array([self.best_speedup], dtype=np.float32),
         }
+
+
+def reaches_goal(result: EvalResult, target_speedup: float = 1.0) -> bool:
+    """Whether an attempt ends its episode: it is correct and reaches ``target_speedup``, or is correct where speed is
+    not measured (the CPU interpreter, a task flagged ``degenerate_task``). One rule for KernelEnv, SkyRL's env and
+    the TRL and veRL multi-turn loops (docs/INTEGRATIONS.md)."""
+    return bool(result.correct and (not result.timing_meaningful or _degenerate(result)
+                                    or (result.speedup or 0.0) >= target_speedup))
 
 
 def _degenerate(result: EvalResult) -> bool:

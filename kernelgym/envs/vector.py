@@ -28,7 +28,8 @@ class KernelVectorEnv(VectorEnv):
     a TypeError); a step submits every sub-env's candidate at once and waits for all verdicts. ``env_kwargs`` go to
     each :class:`KernelEnv` (``torch_policy="strict"``, ``reward=...``, ...).
 
-    ``reset(seed=...)`` takes one int (sub-env ``i`` gets ``seed + i``) or a list of ``num_envs`` seeds; ``step``
+    ``reset(seed=...)`` takes one int (a numpy integer too; sub-env ``i`` gets ``seed + i``) or a list, tuple or
+    array of ``num_envs`` seeds (anything else is a TypeError); ``step``
     takes a sequence of ``num_envs`` actions (a lone string is a TypeError, another length a ValueError)."""
 
     metadata = {"autoreset_mode": "next_step"}
@@ -54,10 +55,7 @@ class KernelVectorEnv(VectorEnv):
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        seeds = seed if isinstance(seed, (list, tuple)) else \
-            [None if seed is None else seed + i for i in range(self.num_envs)]
-        if len(seeds) != self.num_envs:  # zip would reset only the first sub-envs
-            raise ValueError(f"expected {self.num_envs} seeds (one per sub-env) or one int, got {len(seeds)}")
+        seeds = self._seeds(seed)
         obs, infos = [], []
         for env, s in zip(self.envs, seeds):
             o, info = env.reset(seed=s, options=options)
@@ -95,6 +93,30 @@ class KernelVectorEnv(VectorEnv):
             self._executor.shutdown(wait=True)
         if getattr(self, "_owned_evaluator", None) is not None:
             self._owned_evaluator.close()
+
+    def _seeds(self, seed) -> list[int | None]:
+        """One seed per sub-env from ``seed``: ``None``, one int (numpy's too; sub-env ``i`` gets ``seed + i``) or a
+        sequence (a list, a tuple, a numpy array) of ``num_envs`` ints or ``None``. Anything else is a TypeError
+        naming what is accepted (``seed="0"`` raised "can only concatenate str (not "int") to str", a numpy array
+        was added to elementwise and each sub-env got an array)."""
+        def one(value, where: str) -> int | None:
+            if value is None:
+                return None
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                return int(value)
+            raise TypeError(f"{where} must be an int or None, got {type(value).__name__} {value!r:.40}")
+
+        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            first = one(seed, "seed")
+            return [None if first is None else first + i for i in range(self.num_envs)]
+        if isinstance(seed, (str, bytes)) or not isinstance(seed, (list, tuple, np.ndarray)):
+            raise TypeError(f"seed must be an int, None or a sequence of {self.num_envs} ints (one per sub-env), got "
+                            f"{type(seed).__name__} {seed!r:.40}")
+        seeds = [one(s, f"seed[{i}]") for i, s in enumerate(np.asarray(seed, dtype=object).ravel().tolist()
+                                                            if isinstance(seed, np.ndarray) else seed)]
+        if len(seeds) != self.num_envs:  # zip would reset only the first sub-envs
+            raise ValueError(f"expected {self.num_envs} seeds (one per sub-env) or one int, got {len(seeds)}")
+        return seeds
 
     def _batch(self, observations: list[dict]):
         out = create_empty_array(self.single_observation_space, self.num_envs)

@@ -112,3 +112,21 @@ class Scorer:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def scorer_from(scorer: Any, scorer_kwargs: dict) -> "Scorer":
+    """The :class:`Scorer` an adapter's factory was given, or one built from ``scorer_kwargs``.
+
+    A ``scorer`` that is not a Scorer (``make_reward_func("speedup")``: the reward name given as the first,
+    positional argument) is a TypeError here, not an AttributeError at the trainer's first batch; a ``scorer`` given
+    with Scorer settings too (``make_reward_func(scorer, backend="cuda")``) is a TypeError, since the settings
+    would be silently ignored."""
+    if scorer is None:
+        return Scorer(**scorer_kwargs)
+    if not isinstance(scorer, Scorer):
+        raise TypeError(f"scorer must be a kernelgym.integrations.scorer.Scorer, got {type(scorer).__name__} "
+                        f"{scorer!r:.60}; pass settings by keyword (reward=..., backend=...)")
+    if scorer_kwargs:
+        raise TypeError(f"a scorer was given, so {', '.join(sorted(scorer_kwargs))} would be ignored: set them on "
+                        "the Scorer, or leave scorer out")
+    return scorer

@@ -28,11 +28,13 @@ No import of ``trl`` is needed.
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any, Callable, Sequence
 
 from kernelgym.data.chat import feedback_message, last_assistant_text, start
 from kernelgym.envs.prompt import render_feedback
-from kernelgym.integrations.scorer import Scorer
+from kernelgym.envs.kernel_env import reaches_goal
+from kernelgym.integrations.scorer import Scorer, scorer_from
 from kernelgym.rewards.episode import EPISODE_REWARDS, episode_reward
 
 
@@ -58,7 +60,7 @@ def make_reward_func(scorer: Scorer | None = None, task_id_key: str = "task_id",
 
     The function's ``last_results`` attribute holds the EvalResults of the latest batch (for logging).
     """
-    scorer = scorer or Scorer(**scorer_kwargs)
+    scorer = scorer_from(scorer, scorer_kwargs)
 
     def reward_func(prompts=None, completions=None, **kwargs) -> list[float]:
         ids, texts = _batch(completions, kwargs, task_id_key)
@@ -112,13 +114,20 @@ class KernelRollout:
 
     Generation uses the trainer's vLLM when it has one (``use_vllm``; not tested here), else the trainer's model
     with ``model.generate`` and the trainer's generation config, a turn of all live episodes at a time.
-    The episode ends at a correct attempt or after ``max_turns`` attempts.
+    The episode ends at a correct attempt that reaches ``target_speedup`` (where speed is not measured, on the CPU,
+    at any correct attempt: :func:`kernelgym.envs.kernel_env.reaches_goal`, KernelEnv's rule) or after
+    ``max_turns`` attempts. Each attempt's reward is its own (``reward_fn(result, [])``, KernelEnv's
+    ``attempt_reward``): a bonus for beating the episode's earlier attempts would pay for a slow first attempt.
     """
 
     def __init__(self, task_ids_by_prompt: dict[str, str], scorer: Scorer, max_turns: int = 3,
-                 episode_reward: str = "best"):
+                 episode_reward: str = "best", target_speedup: float = 1.0):
         if int(max_turns) < 1:
             raise ValueError("max_turns must be at least 1")
+        target = float(target_speedup)
+        if math.isnan(target):  # no speedup reaches nan: a correct kernel on a GPU would never end the episode
+            raise ValueError("target_speedup must be a number, got nan")
+        self.target_speedup = target
         if episode_reward not in EPISODE_REWARDS:
             raise ValueError(f"episode_reward must be 'best', 'last' or 'sum', got {episode_reward!r}")
         self.task_ids_by_prompt = task_ids_by_prompt
@@ -160,14 +169,14 @@ class KernelRollout:
             still_live = []
             for i, ids, logprobs, text, result in zip(live, new_ids, new_logprobs, texts, results):
                 e = episodes[i]
-                e["rewards"].append(float(self.scorer.reward_fn(result, list(e["results"]))))
+                e["rewards"].append(float(self.scorer.reward_fn(result, [])))  # the attempt's own reward
                 e["results"].append(result)
                 e["completion_ids"] += ids
                 e["env_mask"] += [1] * len(ids)
                 e["logprobs"] += logprobs if logprobs is not None else [0.0] * len(ids)
                 e["messages"].append({"role": "assistant", "content": text})
                 contexts[i] += ids
-                if result.correct or turn + 1 == self.max_turns:
+                if reaches_goal(result, self.target_speedup) or turn + 1 == self.max_turns:
                     continue
                 feedback = {"role": "user", "content": feedback_message(render_feedback(result.to_dict()), turn + 2,
                                                                         self.max_turns)}
@@ -251,7 +260,8 @@ class KernelRollout:
 
 
 def make_rollout_func(dataset: Any, scorer: Scorer | None = None, max_turns: int = 3, episode_reward: str = "best",
-                      task_id_key: str = "task_id", **scorer_kwargs: Any) -> KernelRollout:
+                      task_id_key: str = "task_id", target_speedup: float = 1.0,
+                      **scorer_kwargs: Any) -> KernelRollout:
     """A multi-turn rollout for ``GRPOTrainer(rollout_func=..., reward_funcs=[rollout.reward_func])``.
 
     Args:
@@ -260,13 +270,14 @@ def make_rollout_func(dataset: Any, scorer: Scorer | None = None, max_turns: int
             (a string prompt, or the last user message's content); pass every dataset the trainer will use.
         scorer: a shared :class:`Scorer`; by default one is built from ``scorer_kwargs`` (tasks, backend, profile,
             reward, device, max_workers, evaluator ...).
-        max_turns: attempts per episode; the episode ends at the first correct one.
+        max_turns: attempts per episode; the episode ends earlier at a correct attempt reaching
+            ``target_speedup`` (any correct one where speed is not measured, on the CPU), as KernelEnv's does.
         episode_reward: the episode's reward from its attempts' rewards: ``"best"`` (default), ``"last"``, ``"sum"``
             (of the attempts' improvements on the best so far and their negative rewards,
             :func:`kernelgym.rewards.episode.episode_reward`: failing first never earns more than answering right
             at once).
     """
-    scorer = scorer or Scorer(**scorer_kwargs)
+    scorer = scorer_from(scorer, scorer_kwargs)
     index: dict[str, str] = {}
     for row in dataset:
         if task_id_key not in row:
@@ -275,4 +286,5 @@ def make_rollout_func(dataset: Any, scorer: Scorer | None = None, max_turns: int
         if index.get(key, row[task_id_key]) != row[task_id_key]:
             raise ValueError(f"one prompt for two task ids ({index[key]}, {row[task_id_key]}): {key[:80]!r}")
         index[key] = str(row[task_id_key])
-    return KernelRollout(index, scorer, max_turns=max_turns, episode_reward=episode_reward)
+    return KernelRollout(index, scorer, max_turns=max_turns, episode_reward=episode_reward,
+                         target_speedup=target_speedup)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from kernelgym.integrations.scorer import Scorer, environ_settings
+from kernelgym.integrations.scorer import Scorer, environ_settings, scorer_from
 
 _default: Scorer | None = None
 _lock = threading.Lock()
@@ -39,22 +39,39 @@ def default_scorer() -> Scorer:
 
 def make_compute_score(scorer: Scorer | None = None, **scorer_kwargs: Any) -> Callable[..., float]:
     """A ``compute_score`` bound to ``scorer`` (or to a new :class:`Scorer` built from ``scorer_kwargs``)."""
-    scorer = scorer or Scorer(**scorer_kwargs)
+    scorer = scorer_from(scorer, scorer_kwargs)
 
     def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                       **kwargs: Any) -> float:
-        return scorer.score(str(ground_truth), solution_str)
+        return scorer.score(task_id_of(ground_truth, extra_info), solution_str)
 
     return compute_score
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   **kwargs: Any) -> float:
-    """The reward of ``solution_str`` (the model's response text) for task ``ground_truth``."""
-    return default_scorer().score(str(ground_truth), solution_str)
+    """The reward of ``solution_str`` (the model's response text) for task ``ground_truth`` (else
+    ``extra_info["task_id"]``, as the agent loop reads it)."""
+    return default_scorer().score(task_id_of(ground_truth, extra_info), solution_str)
 
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[str],
                         extra_infos: list[dict] | None = None, **kwargs: Any) -> list[float]:
     """Batch form (the batch reward manager of veRL before 0.9): a whole batch's rewards, evaluated concurrently."""
-    return default_scorer().score_many([str(g) for g in ground_truths], list(solution_strs))
+    infos = list(extra_infos) if extra_infos is not None else [None] * len(ground_truths)
+    if len(infos) != len(ground_truths):
+        raise ValueError(f"{len(infos)} extra_infos for {len(ground_truths)} ground truths")
+    return default_scorer().score_many([task_id_of(g, i) for g, i in zip(ground_truths, infos)],
+                                       list(solution_strs))
+
+
+def task_id_of(ground_truth: Any, extra_info: Any = None) -> str:
+    """The task id of a row: ``reward_model.ground_truth``, else ``extra_info["task_id"]`` (where the veRL agent loop
+    also looks); a row with neither is a ValueError naming both (it was scored as the unknown task ``'None'``)."""
+    task_id = ground_truth
+    if task_id is None or task_id == "":
+        task_id = extra_info.get("task_id") if isinstance(extra_info, dict) else None
+    if task_id is None or task_id == "":
+        raise ValueError("no task id: set reward_model.ground_truth (or extra_info.task_id) in the dataset to the "
+                         "kernelgym task id of each prompt")
+    return str(task_id)

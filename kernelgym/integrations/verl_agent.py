@@ -13,13 +13,15 @@ loops listed in ``actor_rollout_ref.rollout.agent.agent_loop_config_path``. This
 Each dataset row needs ``raw_prompt`` (chat messages; veRL's RLHFDataset keeps them with
 ``data.return_raw_chat=True``) and the task id in ``reward_model.ground_truth`` (or ``extra_info.task_id``;
 ``extra_info.max_turns`` overrides the attempts for that row). An episode: generate, evaluate, and unless the
-attempt is correct or the last, append the feedback (:func:`kernelgym.data.chat.feedback_message`) as a user message
-and generate again. The feedback's tokens get response mask 0 (no loss on them). The episode's reward
+attempt is the last or correct and reaching the target speedup (``KERNELGYM_TARGET_SPEEDUP``, default 1.0, or
+``extra_info.target_speedup``; where speed is not measured, on the CPU, any correct attempt:
+:func:`kernelgym.envs.kernel_env.reaches_goal`, KernelEnv's rule), append the feedback
+(:func:`kernelgym.data.chat.feedback_message`) as a user message and generate again. The feedback's tokens get response mask 0 (no loss on them). The episode's reward
 (``reward_score``, so veRL's reward manager is not called for it) is the best of its attempts' rewards
 (``KERNELGYM_EPISODE_REWARD=last|sum`` to change; ``sum`` adds the attempts' improvements on the best so far,
 :func:`kernelgym.rewards.episode.episode_reward`, so wrong answers that a reward pays for add nothing);
-``extra_fields["turn_scores"]`` has each attempt's reward and
-``reward_extra_info`` (logged by veRL) ``correct``, ``attempts`` and ``best_speedup``.
+``extra_fields["turn_scores"]`` has each attempt's own reward (``reward_fn(result, [])``, KernelEnv's
+``attempt_reward``) and ``reward_extra_info`` (logged by veRL) ``correct``, ``attempts`` and ``best_speedup``.
 
 The judge's settings come from the ``KERNELGYM_*`` environment variables, as for ``compute_score``
 (:mod:`kernelgym.integrations.verl`), and all loops of a worker process share its scorer.
@@ -27,6 +29,7 @@ The judge's settings come from the ``KERNELGYM_*`` environment variables, as for
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
@@ -36,9 +39,11 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 
 from kernelgym.data.chat import feedback_message
+from kernelgym.envs.kernel_env import reaches_goal
 from kernelgym.envs.prompt import render_feedback
 from kernelgym.integrations.verl import default_scorer
 from kernelgym.rewards.episode import episode_reward
+from kernelgym.scoring.metrics import measured_speedup
 
 AGENT_NAME = "kernelgym_agent"
 #: veRL's ``agent_loop_config_path`` for this loop.
@@ -54,6 +59,17 @@ def _task_id(kwargs: dict) -> str:
     return str(task_id)
 
 
+def _target(value: Any, where: str) -> float:
+    """A target speedup read from ``where``: a number, not nan (no speedup reaches it)."""
+    try:
+        target = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} must be a number, got {value!r}") from None
+    if math.isnan(target):
+        raise ValueError(f"{where} must be a number, got nan")
+    return target
+
+
 @register(AGENT_NAME)
 class KernelAgentLoop(AgentLoopBase):
     """Multi-turn kernel refinement as a veRL agent loop (see the module docstring)."""
@@ -65,11 +81,15 @@ class KernelAgentLoop(AgentLoopBase):
         self.response_length = self.rollout_config.response_length
         self.episode_reward = os.environ.get("KERNELGYM_EPISODE_REWARD", "best")
         episode_reward([], self.episode_reward)  # an unknown name fails here, not at the end of every episode
+        self.target_speedup = _target(os.environ.get("KERNELGYM_TARGET_SPEEDUP") or 1.0, "KERNELGYM_TARGET_SPEEDUP")
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         messages = list(kwargs["raw_prompt"])
         task_id = _task_id(kwargs)
-        max_turns = int((kwargs.get("extra_info") or {}).get("max_turns") or self.max_turns)
+        extra_info = kwargs.get("extra_info") or {}
+        max_turns = int(extra_info.get("max_turns") or self.max_turns)
+        target = self.target_speedup if extra_info.get("target_speedup") is None else \
+            _target(extra_info["target_speedup"], "extra_info.target_speedup")
         request_id = uuid4().hex
         timing = {"generate_sequences": 0.0, "tool_calls": 0.0}
 
@@ -91,10 +111,10 @@ class KernelAgentLoop(AgentLoopBase):
             start = time.perf_counter()
             result = (await self.loop.run_in_executor(None, self.scorer.evaluate_many, [task_id], [text]))[0]
             timing["tool_calls"] += time.perf_counter() - start
-            rewards.append(float(self.scorer.reward_fn(result, list(results))))
+            rewards.append(float(self.scorer.reward_fn(result, [])))  # the attempt's own reward
             results.append(result)
             messages.append({"role": "assistant", "content": text})
-            if result.correct or turn + 1 == max_turns or len(response_mask) >= self.response_length:
+            if reaches_goal(result, target) or turn + 1 == max_turns or len(response_mask) >= self.response_length:
                 break
             previous = list(messages)
             messages.append({"role": "user", "content": feedback_message(render_feedback(result.to_dict()),
@@ -119,8 +139,9 @@ class KernelAgentLoop(AgentLoopBase):
             extra_fields={"turn_scores": rewards, "tool_rewards": [],
                           "reward_extra_info": {"correct": float(any(r.correct for r in results)),
                                                 "attempts": len(results),
-                                                "best_speedup": max((r.speedup or 0.0 for r in results
-                                                                     if r.correct and r.timing_meaningful),
-                                                                    default=0.0)},
+                                                # measured only (not on a degenerate task, finite)
+                                                "best_speedup": max((s for s in (measured_speedup(r.to_dict())
+                                                                                 for r in results)
+                                                                     if s is not None), default=0.0)},
                           "kernelgym_status": [r.status for r in results]})
         return output

@@ -46,15 +46,7 @@ def speedup_reward(cap: float = 10.0):
     Range [0, 1]; any correct kernel (≥ 0.3) beats any incorrect or rejected one (0).
     """
     _check_cap(cap)
-
-    def reward(result, history=()) -> float:
-        if not _is_correct(result):
-            return 0.0
-        s = _speedup(result)
-        bonus = 0.0 if s is None else min(max(math.log2(s) / math.log2(cap), 0.0), 1.0)
-        return 0.3 + 0.7 * bonus
-
-    return reward
+    return _Reward(_speedup_value, cap)
 
 
 def speedup_coverage_reward(cap: float = 10.0):
@@ -71,18 +63,7 @@ def speedup_coverage_reward(cap: float = 10.0):
     by leaving most of the work to a library earns little more than a correct one.
     """
     _check_cap(cap)
-
-    def reward(result, history=()) -> float:
-        if not _is_correct(result):
-            return 0.0
-        s = _speedup(result)
-        if s is None:
-            return 0.3
-        coverage = _get(result, "kernel_coverage")
-        coverage = min(max(float(coverage), 0.0), 1.0) if coverage is not None and math.isfinite(coverage) else 0.0
-        return 0.3 + 0.7 * coverage * min(max(math.log2(s) / math.log2(cap), 0.0), 1.0)
-
-    return reward
+    return _Reward(_speedup_coverage_value, cap)
 
 
 def fast_p_reward(p: float = 1.0):
@@ -93,25 +74,12 @@ def fast_p_reward(p: float = 1.0):
     """
     if not (isinstance(p, (int, float)) and math.isfinite(p)):
         raise ValueError(f"p must be a finite number, got {p!r}")
-
-    def reward(result, history=()) -> float:
-        if not _is_correct(result):
-            return 0.0
-        if p <= 0:
-            return 1.0
-        s = _speedup(result)
-        return 1.0 if s is not None and s > p else 0.0
-
-    return reward
+    return _Reward(_fast_p_value, p)
 
 
 def correct_reward():
     """``1.0`` if correct (status ``ok``), else ``0.0``."""
-
-    def reward(result, history=()) -> float:
-        return 1.0 if _is_correct(result) else 0.0
-
-    return reward
+    return _Reward(_correct_value)
 
 
 def shaped_reward(cap: float = 10.0):
@@ -126,23 +94,83 @@ def shaped_reward(cap: float = 10.0):
       own attempts paid for a slow kernel submitted first as the baseline).
     """
     _check_cap(cap)
+    return _Reward(_shaped_value, cap)
 
-    def reward(result, history=()) -> float:
-        status = _get(result, "status")
-        if status == "rejected":
-            return -1.0
-        if status in ("incorrect", "runtime_error"):
-            return 0.1
-        if status != "ok":
-            return 0.0
-        s = _speedup(result)
-        value = 0.5 + 0.5 * (0.0 if s is None else min(max(math.log2(s) / math.log2(cap), 0.0), 1.0))
-        best = max((_speedup(h) or 0.0 for h in history if _is_correct(h)), default=None)
-        if s is not None and best is not None and s > best:
-            value += 0.1
-        return min(value, 1.0)
 
-    return reward
+# -- the formulas, as module-level functions so that a reward pickles (an env sent to a Ray worker, a
+# multiprocessing pool): the closures they replaced could not be pickled by the standard library --------------------
+def _bonus(s: float, cap: float) -> float:
+    return min(max(math.log2(s) / math.log2(cap), 0.0), 1.0)
+
+
+def _speedup_value(result, history, cap: float) -> float:
+    if not _is_correct(result):
+        return 0.0
+    s = _speedup(result)
+    return 0.3 + 0.7 * (0.0 if s is None else _bonus(s, cap))
+
+
+def _speedup_coverage_value(result, history, cap: float) -> float:
+    if not _is_correct(result):
+        return 0.0
+    s = _speedup(result)
+    if s is None:
+        return 0.3
+    coverage = _get(result, "kernel_coverage")
+    coverage = min(max(float(coverage), 0.0), 1.0) if coverage is not None and math.isfinite(coverage) else 0.0
+    return 0.3 + 0.7 * coverage * _bonus(s, cap)
+
+
+def _fast_p_value(result, history, p: float) -> float:
+    if not _is_correct(result):
+        return 0.0
+    if p <= 0:
+        return 1.0
+    s = _speedup(result)
+    return 1.0 if s is not None and s > p else 0.0
+
+
+def _correct_value(result, history) -> float:
+    return 1.0 if _is_correct(result) else 0.0
+
+
+def _shaped_value(result, history, cap: float) -> float:
+    status = _get(result, "status")
+    if status == "rejected":
+        return -1.0
+    if status in ("incorrect", "runtime_error"):
+        return 0.1
+    if status != "ok":
+        return 0.0
+    s = _speedup(result)
+    value = 0.5 + 0.5 * (0.0 if s is None else _bonus(s, cap))
+    best = max((_speedup(h) or 0.0 for h in history if _is_correct(h)), default=None)
+    if s is not None and best is not None and s > best:
+        value += 0.1
+    return min(value, 1.0)
+
+
+class _Reward:
+    """A built-in reward: ``reward(result, history=()) -> float``, a formula above with its parameter bound.
+    Picklable, unlike the closures it replaced."""
+
+    __slots__ = ("args", "formula")
+
+    def __init__(self, formula, *args):
+        self.formula, self.args = formula, args
+
+    def __call__(self, result, history=()) -> float:
+        return self.formula(result, history, *self.args)
+
+    def __getstate__(self):
+        return (self.formula, self.args)
+
+    def __setstate__(self, state):
+        self.formula, self.args = state
+
+    def __repr__(self) -> str:
+        name = self.formula.__name__.strip("_").removesuffix("_value")
+        return f"<reward {name}{':' + ':'.join(map(str, self.args)) if self.args else ''}>"
 
 
 register_reward("speedup", speedup_reward)
