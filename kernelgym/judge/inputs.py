@@ -9,11 +9,13 @@ Seeding goes through torch's process-wide generator (the tasks' ``get_inputs`` d
 interleave their draws and build inputs that differ from the worker's. When the inputs are drawn the generator is
 reseeded from the operating system (:func:`scramble_global_rng`), so the code that runs next cannot recover the
 seed, or predict anything, from the generator's state. The seeds themselves are drawn independently by the runner
-(:func:`secret_seed`) and revealed to the worker one call at a time, so none follows from another.
+(:func:`secret_seed`) and revealed to the worker one call at a time, so none follows from another: a timed block's
+calls too, each seed sent after the previous call's seal (:func:`call_seed`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import threading
@@ -68,8 +70,18 @@ def scramble_global_rng() -> None:
 
 
 def call_seed(block_seed: int, index: int) -> int:
-    """The input seed of call ``index`` of a timed block whose seed is ``block_seed``."""
-    return (block_seed * 1_000_003 + index) % (2**62)
+    """The input seed of call ``index`` of a timed block whose seed is ``block_seed`` (62 bits): a keyed hash
+    (BLAKE2b keyed with ``block_seed``), so that the seeds of a block's calls, revealed to the worker one call at a
+    time (``Session._read_block``), say nothing of each other nor of the block's seed, which the runner keeps.
+
+    Until round 42 it was ``(block_seed * 1_000_003 + index) mod 2**62`` and the worker got ``block_seed`` with the
+    block: its forward knew every later call's inputs (from the seed, also the salt of ``timing._sample_positions``'s
+    keys) and computed a whole block's outputs in its first call, in one pass over the weights of a GEMV, then
+    returned them one by one (a red-team helper, round 42: ``ok`` at 7-10 times the honest kernel's speed on the
+    CPU, the runner's clock on the block satisfied, as the block's work was truly that small)."""
+    key = (int(block_seed) % (2**64)).to_bytes(8, "little")
+    digest = hashlib.blake2b(int(index).to_bytes(8, "little", signed=True), key=key, digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 2
 
 
 def torch_dtype(name: str):

@@ -64,13 +64,17 @@ class Command:
     """Lines the runner sends (``VERB args...``)."""
 
     NULL = "null"              # null CALLS SEED SPECS: before go, a timed block of a forward that only allocates
-                               # outputs of SPECS (JSON), every other step as in a block: the per-call overhead
+                               # outputs of SPECS (JSON), every other step as in a block (its seeds as a
+                               # block's): the per-call overhead
     GO = "go"                  # load the candidate: execute the text, build, warm up
     TRIAL = "trial"            # trial SEED OUTLIER(0|1): one forward on fresh inputs, then its outputs
     PROFILE = "profile"        # profile SEED: one profiled forward, its report, then its outputs
     TIME = "time"              # time SEED: warm up the timer
     BLOCK = "block"            # block CALLS SEED [PROBE OUTLIER]: time CALLS calls, snapshot each output; call
-                               # PROBE gets OUTLIER's outliers in its inputs
+                               # PROBE gets OUTLIER's outliers in its inputs. SEED is the first call's input seed;
+                               # each later call's comes as SEED_NEXT once the call before it is sealed
+    SEED_NEXT = "seed"         # seed SEED: the input seed of a block's next call (a ``block``'s or a ``null``'s),
+                               # sent by the runner on each call's seal but the last (kernelgym.judge.inputs.call_seed)
     CHECK = "check"            # check INDEX: the snapshot of that call of the last block
     SPANS = "spans"            # spans: the device activity spans of every timed call (kernelgym.judge.activity)
     SEND = "send"              # send PATH: write the next output tensor into the runner's file

@@ -486,8 +486,10 @@ class Session:
         """One block of ``calls`` null calls (``null``) returning outputs of ``specs`` (the reference's, described);
         its times, checked. Run by the candidate's worker before its candidate loads, and by a witness
         (:mod:`kernelgym.judge.witness`), which never loads one."""
-        self.send(Command.NULL, calls, secret_seed(), specs)
-        header, _ = self._read_block(calls, null=True)  # the null calls' seals: the judge's own code, nothing to check
+        secret = secret_seed()  # the block's seed, kept here: each call's is sent as a candidate block's is
+        self.send(Command.NULL, calls, call_seed(secret, 0), specs)
+        # the null calls' seals: the judge's own code, nothing to check
+        header, _ = self._read_block(calls, null=True, seeds=lambda index: call_seed(secret, index))
         self._null_frame_unflagged(header)
         self.null_steps.append(step_report(header.get("step_ms")))
         return self._block_times(header, calls)
@@ -1387,7 +1389,7 @@ class Session:
                          refs=refs, seal=self._block_seals[index])
         return True
 
-    def _read_block(self, calls: int, null: bool = False) -> tuple[dict, list]:
+    def _read_block(self, calls: int, null: bool = False, seeds=None) -> tuple[dict, list]:
         """The frames answering a block of ``calls`` calls: one seal per call (:data:`~kernelgym.judge.timing.SEAL_EVENT`,
         sent by the worker right after each call's sample, ``Worker._timed_block``), then the block's ``timing`` frame;
         the latter's header and the seals as sent (each checked by :meth:`_seals` where it is used). Sent with the
@@ -1395,7 +1397,15 @@ class Session:
         rewrite first (a red-team helper, round 36). More seals than calls are the candidate's doing. A seal frame
         that carries an integrity flag (the worker found its result channel pointed elsewhere right before writing it,
         ``worker._reclaim_channel``, round 38) ends the block there: the candidate's (``null``: the judge's own null
-        block's, whose flag is the judge's fault, :meth:`_null_frame_unflagged`)."""
+        block's, whose flag is the judge's fault, :meth:`_null_frame_unflagged`).
+
+        ``seeds(index)``: the input seed of the block's call ``index``, sent (``Command.SEED_NEXT``) as soon as the
+        seal of the call before it is read, and not before: the worker makes each call's inputs from a seed it gets
+        only once the call before it returned and was sealed, so no forward knows a later call's inputs (round 42:
+        given the block's seed with the block, a forward computed the whole block's outputs in its first call, together,
+        and returned them one by one; :func:`kernelgym.judge.inputs.call_seed`). The worker asks for the seed right
+        before it makes the call's inputs, outside the timed interval; the null blocks, whose overhead the runner's
+        bound subtracts, wait for it as the candidate's blocks do."""
         seals = []
         while True:
             header = self.expect(SEAL_EVENT, Event.TIMING)
@@ -1410,11 +1420,14 @@ class Session:
                 raise self.reject("timing_tampered", "the seals of the timed calls' outputs sent from the worker were "
                                                      "malformed or missing (more seals than calls)")
             seals.append(header.get("seal"))
+            if seeds is not None and len(seals) < calls:
+                self.send(Command.SEED_NEXT, seeds(len(seals)))
 
     def _raw_block(self, calls: int) -> list[float]:
         probe, kind = self._block_probe
-        self.send(Command.BLOCK, calls, self._block_seed, probe, kind)
-        header, seals = self._read_block(calls)
+        secret = self._block_seed  # never sent: the worker gets each call's seed in its turn (_read_block)
+        self.send(Command.BLOCK, calls, call_seed(secret, 0), probe, kind)
+        header, seals = self._read_block(calls, seeds=lambda index: call_seed(secret, index))
         times = self._block_times(header, calls)
         self._block_seals = self._seals(seals, calls)
         self.block_steps.append(step_report(header.get("step_ms")))

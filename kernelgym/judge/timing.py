@@ -153,8 +153,14 @@ def sample_inputs(values, salt: int) -> tuple:
     (the same positions for the same salt, shapes and dtypes). Taken from a timed call's inputs before and after
     the call (both outside the timed interval), it shows a forward that wrote into its inputs (in trials every
     input is compared whole; a timed call's inputs are released before the judge picks which call to compare).
-    ``salt``: the block's secret seed, so every call of a block is sampled at the same positions, which no
-    candidate knows in advance."""
+    ``salt``: the seed of the block's first call (``Worker.block``), so every call of a block is sampled at the same
+    positions. The worker holds that seed, and the positions are kept at module level (:data:`_sample_positions`):
+    a forward can read them and write into its inputs where they miss, unseen in a timed call (trials compare every
+    input whole). Nothing was found to gain from that (round 42): a call's inputs are fresh, scrubbed whole after the
+    call (so nothing written there reaches a later call), never the memory of an output (:func:`layout` with
+    :func:`held_storages`), and the runner compares outputs with a reference run on inputs of its own. What the salt
+    did give away until round 42 was the block's seed, from which every later call's inputs followed; each call's
+    seed now comes from the runner in its turn (``Session._read_block``, :func:`kernelgym.judge.inputs.call_seed`)."""
     out = []
     for k, value in enumerate(values):
         if not _is_tensor(value) or not value.numel():

@@ -115,6 +115,7 @@ _MAX_STEPS = _wallclock_max_steps
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
 _readline = sys.stdin.readline
+_SEED_VERB = Command.SEED_NEXT
 
 
 def _watched(launch_methods: tuple = ()) -> dict:
@@ -201,7 +202,8 @@ def _watched(launch_methods: tuple = ()) -> dict:
     me = sys.modules[__name__]
     for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
                  "_type", "_readline", "_CallTimer", "_scrub", "_layout", "as_tuple", "build_model", "call_seed",
-                 "make_inputs", "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
+                 "make_inputs", "_next_call_seed", "_revealed_inputs", "_SEED_VERB", "_len",  # each call's seed
+                 "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
                  "_current_frames", "_snapshot_key", "_snapshot_changed", "_settle",  # what reads and sends outputs
                  "_reclaim_channel", "_channel_id", "_fstat", "_dup2", "_exit", "_RESULT_FD", "_RESULT_ID",
                  "_RESULT_SPARE"):  # and what keeps the channel the runner's (round 38)
@@ -264,6 +266,49 @@ _FunctionType = types.FunctionType
 #: method set on ``torch.Tensor`` shadows the C base's (the same helper shadowed ``Tensor.__getitem__``, which the
 #: snapshot's sample indexed through), and a new entry is as much a change as a replaced one. One structure: code
 #: that clears it has defeated the in-process watch as a whole (the runner's clock is what is left).
+
+
+def _next_call_seed() -> int:
+    """The input seed of a timed block's next call: the runner's ``seed SEED`` line (``Command.SEED_NEXT``), which it
+    sends when it has read the previous call's seal. Anything else on the command channel at that point was put
+    there by no code of the judge's (the candidate's, reading the channel first): an error, the block's
+    ``runtime_error``."""
+    words = _readline().split()
+    if _len(words) != 2 or words[0] != _SEED_VERB or not words[1].isascii() or not words[1].isdigit() or \
+            _len(words[1]) > 20:
+        raise RuntimeError("the runner's seed for the next timed call was not on the command channel")
+    return int(words[1])
+
+
+def _revealed_inputs(module, device: str, seed: int, timer, probe: int = -1, outlier: int = NO_OUTLIERS):
+    """A timed block's inputs' maker for ``timer`` (its ``make_args``, numbered over all of the timer's calls; the
+    block's first call is the one after those the timer has timed): the first call on inputs from ``seed``, each later
+    call on inputs from the seed the runner sends for it (:func:`_next_call_seed`), read when the timer asks for that
+    call's inputs (all calls before it timed), and only then; call ``probe`` of the block with ``outlier``'s outliers.
+    Asked for a later call's inputs earlier (the forward, calling it to see them), it raises rather than wait for a
+    seed the runner sends only once the running call is sealed; the block's seed never reaches the worker
+    (:func:`kernelgym.judge.inputs.call_seed`). A stand-in without a result channel (``_RESULT_FD`` is ``None`` when the
+    block starts: no runner, and no seals, ``_timed_block``) takes each later call's seed as ``call_seed(seed, n)``
+    for the block's ``n``-th call; in a worker, ``main`` sets the channel before any candidate code runs, and a
+    candidate that unset it would be seen by the watch, and send no seals.
+
+    Until round 42 the worker got the block's seed and made every call's inputs from it: a forward read it (from
+    ``timing._sample_positions``'s keys, or this maker, in ``CallTimer.time_block``'s frame), made the block's later
+    inputs itself and computed all the block's outputs in its first call, together (a red-team helper: ``ok`` at 7-10
+    times the honest kernel's speed, the runner's clock on the block satisfied)."""
+    first = _len(timer.times)
+    seeds = {first: seed}
+    runner = _RESULT_FD is not None
+
+    def make(i):
+        known = seeds.get(i)
+        if known is None:
+            if i != first + _len(seeds) or _len(timer.times) != i:
+                raise RuntimeError(f"the inputs of timed call {i} were asked for before their turn")
+            known = seeds[i] = _next_call_seed() if runner else call_seed(seed, i - first)
+        return make_inputs(module, known, device, outlier if i - first == probe else NO_OUTLIERS)
+
+    return make
 
 
 def _function_parts(value) -> tuple | None:
@@ -710,9 +755,8 @@ class Worker:
                 _made(self.null_timer)
                 _record_stage(self.null_timer)
             timer = self.null_timer
-            first = len(timer.times)
             timer.fn = allocate
-            timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device)
+            timer.make_args = _revealed_inputs(self.module, self.device, seed, timer)
         except BaseException as exc:  # noqa: BLE001 - the profiler failed to start: the judge's error
             self.error("runtime_error", exc, "the null block")
             return False
@@ -746,15 +790,15 @@ class Worker:
         return True
 
     def block(self, calls: int, seed: int, probe: int = -1, outlier: int = NO_OUTLIERS) -> bool:
-        """Time ``calls`` calls on inputs from ``seed``, keeping a snapshot of every call's outputs and which inputs
-        it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a later ``check``;
-        the frame says how many launches of the candidate's own Triton kernels each call made. Call ``probe`` of the
-        block gets inputs with ``outlier``'s outliers (``Session.probe_for_block``)."""
+        """Time ``calls`` calls, the first on inputs from ``seed``, each later one on inputs from a seed the runner
+        sends once the call before it is sealed (:func:`_revealed_inputs`), keeping a snapshot of every call's outputs
+        and which inputs it wrote into (taken outside the timed interval, by :meth:`CallTimer.time_block`), for a
+        later ``check``; the frame says how many launches of the candidate's own Triton kernels each call made. Call
+        ``probe`` of the block gets inputs with ``outlier``'s outliers (``Session.probe_for_block``)."""
         self.snapshots, self.changed_inputs, self.snapshot_layouts = [], [], []
         self.snapshot_samples, self.snapshot_key = [], _snapshot_key(seed)
-        first = len(self.timer.times)  # the timer numbers calls over all blocks; seeds count within this one
-        self.timer.make_args = lambda i: make_inputs(self.module, call_seed(seed, i - first), self.device,
-                                                     outlier if i - first == probe else NO_OUTLIERS)
+        # the timer numbers calls over all blocks; ``seed`` is the first call's, each later one's comes when asked
+        self.timer.make_args = _revealed_inputs(self.module, self.device, seed, self.timer, probe, outlier)
         return self._timed_block(self.timer, calls, self.snapshots, self.changed_inputs, seed, "timing",
                                  self.snapshot_layouts, self.snapshot_samples, self.snapshot_key)
 
