@@ -13,6 +13,8 @@ KERNELGYM = {
 
 B = 8192
 D = 32768
+#: the log-normal spread of each target element's scale (see get_inputs)
+SPREAD = 1.0
 
 
 class Model(nn.Module):
@@ -26,8 +28,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    # each row of the targets has its own noise scale, so the loss depends on the draw
-    return [torch.randn(B, D), torch.randn(B, D) * torch.rand(B, 1) * 2]
+    # each target element has its own log-normal scale: the mean then depends on every element, and a mean over
+    # part of them, scaled up (a kernel that reads a subsample), is off by several times the tolerance at the
+    # default shape; with one scale per row it was within about the tolerance (tests/test_redteam_round41_verdicts.py)
+    return [torch.randn(B, D), torch.randn(B, D) * torch.exp(SPREAD * torch.randn(B, D))]
 
 
 def get_init_inputs():

@@ -14,6 +14,8 @@ B = 64
 T = 512
 D = 8192
 BETA = 0.5
+#: the log-normal spread of each element's residual scale (see get_inputs)
+SPREAD = 2.0
 
 
 class Model(nn.Module):
@@ -29,7 +31,11 @@ class Model(nn.Module):
 
 def get_inputs():
     predictions = torch.randn(B, T, D)
-    targets = predictions + torch.randn(B, T, D) * torch.rand(B, T, 1)
+    # each element's residual has its own log-normal scale (heavy-tailed, as regression residuals often are): the
+    # mean then depends on every element, and a mean over part of them, scaled up (a kernel that reads a
+    # subsample), is off by several times the tolerance at the default shape; with one scale per row of D it
+    # was within a fraction of it (tests/test_redteam_round41_verdicts.py)
+    targets = predictions + torch.randn(B, T, D) * torch.exp(SPREAD * torch.randn(B, T, D))
     return [predictions, targets]
 
 

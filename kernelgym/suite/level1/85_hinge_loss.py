@@ -12,6 +12,8 @@ KERNELGYM = {
 
 B = 65536
 D = 4096
+#: the log-normal spread of each prediction's scale (see get_inputs)
+SPREAD = 2.0
 
 
 class Model(nn.Module):
@@ -25,7 +27,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    predictions = torch.randn(B, D) * (torch.rand(B, 1) * 3)
+    # each prediction has its own log-normal scale: the mean then depends on every element, and a mean over part
+    # of them, scaled up (a kernel that reads a subsample), is off by several times the tolerance at the default
+    # shape; with one scale per row it was within a fraction of it (tests/test_redteam_round41_verdicts.py)
+    predictions = torch.randn(B, D) * torch.exp(SPREAD * torch.randn(B, D))
     labels = torch.randint(0, 2, (B, D)).float() * 2 - 1
     return [predictions, labels]
 

@@ -13,6 +13,8 @@ KERNELGYM = {
 
 B = 16384
 D = 16384
+#: the log-normal spread of each logit's scale (see get_inputs)
+SPREAD = 2.0
 
 
 class Model(nn.Module):
@@ -26,7 +28,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    logits = torch.randn(B, D) * (torch.rand(B, 1) * 6)
+    # each logit has its own log-normal scale: the mean then depends on every element, and a mean over part of
+    # them, scaled up (a kernel that reads a subsample), is off by several times the tolerance at the default
+    # shape; with one scale per row it was within about the tolerance (tests/test_redteam_round41_verdicts.py)
+    logits = torch.randn(B, D) * torch.exp(SPREAD * torch.randn(B, D))
     targets = torch.rand(B, D)
     return [logits, targets]
 

@@ -14,6 +14,8 @@ KERNELGYM = {
 B = 32
 T = 1024
 D = 8192
+#: the log-normal spread of each target element's scale (see get_inputs)
+SPREAD = 2.0
 
 
 class Model(nn.Module):
@@ -28,7 +30,11 @@ class Model(nn.Module):
 
 def get_inputs():
     predictions = torch.randn(B, T, D)
-    targets = torch.randn(B, T, D) * (torch.rand(B, T, 1) * 2)
+    # each target element has its own log-normal scale: the mean then depends on every element, and a mean over
+    # part of them, scaled up (a kernel that reads a subsample), is off by several times the tolerance at the
+    # default shape; with one scale per row of D it was within a fraction of it
+    # (tests/test_redteam_round41_verdicts.py)
+    targets = torch.randn(B, T, D) * torch.exp(SPREAD * torch.randn(B, T, D))
     return [predictions, targets]
 
 
