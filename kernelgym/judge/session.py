@@ -44,7 +44,7 @@ from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_in
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
 from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
-    lower_bound_ms, mismatch, null_overhead_ms, step_report
+    lower_bound_ms, mismatch, null_overhead_ms, rejection_overhead_ms, step_report
 from kernelgym.judge.witness import WITNESS_MEMORY_WAIT_S, WITNESS_TRIGGER, witness_overhead_ms
 from kernelgym.tasks import Task
 
@@ -1520,6 +1520,9 @@ class Session:
                 bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
             # the bound in the witness's window, where it measured one (capped by the null calls' figure); the
             # lower of the two is kept: each is a lower bound on the candidate's time where its overhead is right
+            # a rejection must hold with the typical null block's overhead too (wallclock.rejection_overhead_ms)
+            lenient = lower_bound_ms(fastest, rejection_overhead_ms(self.null_overheads_ms, overhead) + latency,
+                                     calls, on_gpu) if measured else bound
             witnessed = self._witnessed_bound(latency, on_gpu) if measured and self.witness is not None else None
             used, source, unwitnessed = overhead, "null_calls" if measured else "reference", bound
             if witnessed is not None and witnessed[0] < bound:
@@ -1543,9 +1546,10 @@ class Session:
                                  "null_block_steps_ms": steps_of_least(self.null_steps[NULL_WARMUP_BLOCKS:],
                                                                        self.null_overheads_ms),
                                  "fastest_block_steps_ms": steps_of_least(self.block_steps, self.clock.per_call_ms),
-                                 "synchronized_median_ms": self.clock.median_ms()}
+                                 "synchronized_median_ms": self.clock.median_ms(),
+                                 "runner_rejection_bound_ms": min(bound, lenient)}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
-            reason = mismatch(self.clock.median_ms(), bound) or \
+            reason = mismatch(self.clock.median_ms(), min(bound, lenient)) or \
                 mismatch(self.clock.median_ms(), checks, "describing a compared call's output took")
             if not reason:
                 return max(bound, checks)

@@ -15,7 +15,8 @@ the activity method, whose figure is a call's device span, a null call's own syn
 is subtracted too (:meth:`kernelgym.judge.session.Session.check_wall_clock`). The
 candidate's runtime is the larger of what its worker reported and this bound, so a rewritten timer gains at most
 the slack; a report more than :data:`FACTOR` times below the bound is a lie and rejected, after
-:data:`EXTRA_BLOCKS` more blocks (one scheduling hiccup cannot fail an honest kernel). The slack is relative,
+:data:`EXTRA_BLOCKS` more blocks (one scheduling hiccup cannot fail an honest kernel), where it stays so with the
+median null block's overhead subtracted (:func:`rejection_overhead_ms`). The slack is relative,
 not absolute: a fast kernel cannot claim to take no time at all. The runner also times each ``check`` (the answer
 describing a compared call's output, :func:`check_lower_bound_ms`): work deferred from the timed calls to the
 checks shows there, beyond :data:`CHECK_ALLOWANCE_MS`.
@@ -114,6 +115,21 @@ def null_overhead_ms(walls_per_call_ms: list[float], medians_ms: list[float]) ->
     hold: under load the bound was zero in 58 of 64 rows of batch B at dd9beaa, with that overhead the suspected
     cause (not measured apart)."""
     return max(0.0, min(w - m for w, m in zip(walls_per_call_ms, medians_ms))) if walls_per_call_ms else 0.0
+
+
+def rejection_overhead_ms(null_overheads_ms: list[float], least_ms: float) -> float:
+    """The per-call overhead a *rejection* is judged with (ms): the median of the null blocks' overheads, never below
+    ``least_ms`` (their least, which the bound that raises the runtime subtracts).
+
+    The bound raises an honest kernel's runtime wherever its blocks' per-call overhead exceeds the least null
+    block's, and rejects it where the excess passes :data:`FACTOR` times its time: on the H100 at aca670b, L2/70's
+    honest attention (0.41 ms per call) was rejected, its fastest block at 7.51 ms per call against null blocks of
+    5.19, 7.08, 38.8 and 7.86 (the host's speed drifts by tens of percent between the compile stage and the timing
+    window; docs/BENCHMARKS.md, thirty-eighth session). A rejection therefore has to hold with the typical null
+    block's overhead too; the raise keeps the least. The null blocks run before the candidate loads, so no code of
+    its can move this figure; a worker whose report is more than the factor below the bound and within it under this
+    overhead gets the bound as its runtime, not a rejection."""
+    return max(least_ms, statistics.median(null_overheads_ms)) if null_overheads_ms else least_ms
 
 
 def lower_bound_ms(fastest_wall_per_call_ms: float, overhead_ms: float, calls: int, on_gpu: bool) -> float:
