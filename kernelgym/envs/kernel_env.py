@@ -68,7 +68,10 @@ class KernelEnv(gym.Env):
             how to get them when none is reachable). The registered ids set it. With ``"kernelbench"``, the
             bundled suite (its path, a folder of it, or a :class:`TaskSet` holding its tasks) is refused with a
             :class:`~kernelgym.tasks.TaskError` naming the ``KernelGym-*`` id: they are not KernelBench's problems.
-        levels, categories, task_ids, pattern: narrow the task set (see :meth:`TaskSet.select`).
+        levels, categories, task_ids, pattern: narrow the task set (see :meth:`TaskSet.select`). ``levels``
+            matches each task's level, which the bundled extra set's ``X/`` tasks have too: ``levels=[2]`` serves
+            the ``L2/`` tasks and the level-2 ``X/`` ones; ``KernelGym-L2-v0`` adds ``pattern="L2/*"`` (the ``L2/``
+            tasks only; every id's selection is in :data:`~kernelgym.envs.registration.ENV_IDS`).
         backend: ``"triton"`` or ``"cuda"``.
         max_turns: attempts per episode.
         reward: a registered reward name (``"speedup"``, ``"fast_p:1.5"``, ``"correct"``, ``"shaped"``) or a callable.
@@ -215,8 +218,8 @@ class KernelEnv(gym.Env):
     # -- pickling (Ray, multiprocessing) -------------------------------------------------------------------
     def __getstate__(self) -> dict:
         """The env's state without its own evaluator (threads, worker processes: they do not pickle; the copy makes
-        a new one, on the same device, when unpickled). An evaluator passed in travels as it is (a RayEvalPool's actor
-        handles do); an env on a plain Judge cannot be pickled (TypeError saying so, not "cannot pickle
+        a new one, on the same device, when unpickled). An evaluator passed in travels as it is (a RayEvalPool's copy
+        keeps its actor handles and settings and never stops the original's actors); an env on a plain Judge cannot be pickled (TypeError saying so, not "cannot pickle
         '_thread.lock' object")."""
         state = self.__dict__.copy()
         if self._owned_evaluator is not None:

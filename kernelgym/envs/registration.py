@@ -11,13 +11,17 @@ id                     tasks
 ``KernelBench-L2-v0``  KernelBench's level-2 problems (fusions)
 ``KernelBench-L3-v0``  KernelBench's level-3 problems (architectures)
 ``KernelBench-v0``     KernelBench's levels 1-3
-``KernelGym-L1-v0``    the bundled level-1 tasks
-``KernelGym-L2-v0``    the bundled level-2 tasks
-``KernelGym-L3-v0``    the bundled level-3 tasks
+``KernelGym-L1-v0``    the bundled level-1 tasks (``L1/...``)
+``KernelGym-L2-v0``    the bundled level-2 tasks (``L2/...``)
+``KernelGym-L3-v0``    the bundled level-3 tasks (``L3/...``)
 ``KernelGym-v0``       every bundled task (levels 1-3 and the extra set)
 ``KernelGym-X-v0``     the bundled extra set (``X/...``, KernelBench-X-style categories; narrow with
                        ``categories=[...]``)
 =====================  =============================================================================================
+
+``KernelGym-L<n>-v0`` is ``levels=[n], pattern="L<n>/*"`` (:data:`ENV_IDS`): the extra set's tasks have levels
+too, and ``levels=[n]`` alone (e.g. given to :class:`~kernelgym.envs.vector.KernelVectorEnv`) adds its level-``n``
+``X/`` tasks.
 
 KernelBench's problems come from ``tasks=PATH`` (a KernelBench checkout, its ``KernelBench/`` folder or a parquet
 file), else ``$KERNELBENCH_PATH``, else the Hugging Face dataset ``ScalingIntelligence/KernelBench`` (needs

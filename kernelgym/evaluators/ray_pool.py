@@ -184,6 +184,18 @@ class RayEvalPool:
         judge_kwargs: passed to each actor's :class:`~kernelgym.judge.runner.Judge` (e.g. ``cache_dir``).
         address: passed to ``ray.init`` when Ray is not initialised yet.
         gpus_per_actor: GPU resource each actor asks Ray for (default 1 when the cluster has GPUs, else 0).
+
+    A bad setting (``num_gpus``, ``concurrency_per_gpu`` or ``max_in_flight`` not a positive int,
+    ``gpus_per_actor`` negative) is a ValueError or TypeError here, before any actor starts (``num_gpus=0`` made a
+    pool whose ``submit`` blocked forever). ``submit`` on a closed pool is a RuntimeError saying so.
+
+    **Pickling** (a :class:`~kernelgym.envs.KernelEnv` on the pool sent to a Ray task, a pool passed to one): the
+    copy holds the same actor handles and settings (``judge_kwargs``, ``dedupe``, ``max_in_flight``, ...) and
+    evaluates on the same actors, with its own submission threads, in-flight limit, deduplication memo and
+    ``stats`` (so ``max_in_flight`` bounds each copy's calls, not their sum; calls beyond an actor's threads wait
+    in Ray's queue). The actors stay the original's: a copy's :meth:`close` only stops its own threads (with
+    ``abort``, cancels its queued calls) and never stops, kills or restarts an actor; close the original once the
+    copies are done (their calls then return ``crashed``). A closed pool cannot be pickled (RuntimeError).
     """
 
     def __init__(self, num_gpus: int | None = None, concurrency_per_gpu: int = 4, max_in_flight: int | None = None,
@@ -191,6 +203,15 @@ class RayEvalPool:
                  gpus_per_actor: float | None = None):
         import ray
 
+        for name, value in (("num_gpus", num_gpus), ("concurrency_per_gpu", concurrency_per_gpu),
+                            ("max_in_flight", max_in_flight)):
+            if value is not None:
+                _positive_int(name, value)
+        if gpus_per_actor is not None:
+            if isinstance(gpus_per_actor, bool) or not isinstance(gpus_per_actor, (int, float)):
+                raise TypeError(f"gpus_per_actor must be a number, got {type(gpus_per_actor).__name__}")
+            if not gpus_per_actor >= 0:  # nan too
+                raise ValueError(f"gpus_per_actor must be at least 0, got {gpus_per_actor!r}")
         if not ray.is_initialized():
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
         gpus = int(ray.cluster_resources().get("GPU", 0))
@@ -206,17 +227,41 @@ class RayEvalPool:
         self.actors = [cls.options(num_gpus=per_actor_gpu, num_cpus=0, max_concurrency=self.max_in_flight + 2,
                                    max_restarts=-1, max_task_retries=0).remote(self.judge_kwargs, concurrency_per_gpu)
                        for _ in range(self.num_actors)]
+        self.dedupe = dedupe
+        self._arch: str | None = None
+        self._hardware_json: str | None = None
+        self._owns_actors = True  # False in a pickled copy: only the original stops the actors
+        self._start_local_state()
+
+    def _start_local_state(self) -> None:
+        """What belongs to this process alone: submission threads, the in-flight limit, the memo, the stats."""
         self._prebuild = _prebuild_task()
         self._slots = threading.BoundedSemaphore(self.max_in_flight)
         self._executor = cf.ThreadPoolExecutor(max_workers=self.max_in_flight, thread_name_prefix="kg-pool")
         self._next = 0
         self._lock = threading.Lock()
-        self._aborted = False  # close(abort=True) killed the actors
-        self.dedupe = dedupe
+        self._aborted = False  # close(abort=True) killed the actors (or, in a copy, cancelled its calls)
+        self._closed = False
         self._memo: "collections.OrderedDict[str, cf.Future]" = collections.OrderedDict()
-        self._arch: str | None = None
-        self._hardware_json: str | None = None
         self.stats = collections.Counter()
+
+    # -- pickling (a KernelEnv on the pool sent to a Ray task) ---------------------------------------------
+    _closed = False  # class defaults: a pool assembled without __init__ (tests' stubs) is open and owns its actors
+    _owns_actors = True
+    _aborted = False
+    _LOCAL_STATE = ("_prebuild", "_slots", "_executor", "_next", "_lock", "_aborted", "_closed", "_memo", "stats")
+
+    def __getstate__(self) -> dict:
+        """The actor handles and settings; not this process's threads, memo or stats (see the class docstring)."""
+        if self._closed:
+            raise RuntimeError("a closed RayEvalPool cannot be pickled: its actors are stopped")
+        state = {k: v for k, v in self.__dict__.items() if k not in self._LOCAL_STATE}
+        state["_owns_actors"] = False  # a copy never stops the original's actors
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._start_local_state()
 
     # -- public API ---------------------------------------------------------------------------------------
     def submit(self, task: Task, text: str, *, backend: str = "triton", profile="quick",
@@ -224,12 +269,21 @@ class RayEvalPool:
         """Queue one evaluation; blocks while ``max_in_flight`` evaluations are outstanding. Evaluations of one
         task with the same ``batch_id`` share a batch plan on the actor that runs them (the reference paid once)."""
         policy.check(torch_policy)
+        self._check_open()
         key = self._key(task, text, backend, profile, torch_policy)
         hit = self._deduplicated(key)
         if hit is not None:
             return hit
         self._slots.acquire()
-        return self._submit_holding_slot(key, task, text, backend, profile, torch_policy, batch_id)
+        try:
+            return self._submit_holding_slot(key, task, text, backend, profile, torch_policy, batch_id)
+        except BaseException:  # e.g. closed meanwhile: the slot is not lost
+            self._slots.release()
+            raise
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this RayEvalPool is closed: make a new one to evaluate more")
 
     def evaluate(self, task: Task, text: str, *, backend: str = "triton", profile="quick",
                  torch_policy: str = policy.DEFAULT) -> EvalResult:
@@ -247,6 +301,7 @@ class RayEvalPool:
         from kernelgym.evaluators.base import repeated_task_keys
 
         policy.check(torch_policy)
+        self._check_open()
         items = list(items)
         repeated = repeated_task_keys(task for task, _ in items)  # tasks that occur more than once share a plan
         batch_id = uuid.uuid4().hex
@@ -267,6 +322,14 @@ class RayEvalPool:
         evaluation in flight returns ``crashed`` without a retry, and those queued are cancelled."""
         import ray
 
+        if self._closed:  # closing twice is harmless
+            return
+        self._closed = True
+        if not self._owns_actors:  # a pickled copy: the actors are the original's, never stopped here
+            if abort:
+                self._aborted = True
+            self._executor.shutdown(wait=not abort, cancel_futures=abort)
+            return
         if abort:
             self._aborted = True
             for actor in self.actors:
@@ -454,6 +517,17 @@ class RayEvalPool:
         import ray
 
         return ray.get([a.info.remote() for a in self.actors])
+
+
+def _positive_int(name: str, value) -> int:
+    """``value`` if it is an int of at least 1 (a numpy integer too), else a TypeError or ValueError naming ``name``."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r:.40}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value!r}")
+    return int(value)
 
 
 def task_identity(task: Task) -> str:
