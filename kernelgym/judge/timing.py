@@ -521,17 +521,27 @@ class CallTimer:
                     wrote = changed_inputs(before, sample_inputs(args, salt))
                     changed.append(wrote)
                     t = _lap(steps, "changed", t)
+                sealed = None
                 if seal is not None and sample is not None:  # before any code of the candidate's runs again
-                    seal(call_key, sample, shown, wrote)
+                    sealed = seal(call_key, sample, shown, wrote)
                     t = _lap(steps, "seal", t)
-                if after_call is not None:
-                    after_call()
-                    t = _lap(steps, "after_call", t)
                 if self.scrub_released:
                     scrub(outs)
                     scrub(args)
+                # the call's inputs and outputs dropped (a finalizer or weakref callback of the candidate's runs here)
+                # before the seal leaves: once it has, the runner sends the next call's seed, and no code of the
+                # candidate's may run between then and that call's timed interval (round 43: a weakref callback on
+                # the output, run here after the seal, waited for the runner's seed line without consuming it,
+                # made the next call's inputs and did its work, outside the interval). The seal's frame was made
+                # above (immutable bytes: round 36's finalizer cannot rewrite it); ``seal`` returns its sender
                 del args, out, outs, held
-                _lap(steps, "scrub", t)
+                t = _lap(steps, "scrub", t)
+                if sealed is not None:
+                    sealed()
+                    t = _lap(steps, "seal", t)
+                if after_call is not None:
+                    after_call()
+                    _lap(steps, "after_call", t)
                 self.times.append(elapsed)
                 block.append(elapsed)
         self.step_ms = {name: round(v / max(calls, 1), 4) for name, v in steps.items()}

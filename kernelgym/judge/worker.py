@@ -78,6 +78,9 @@ import threading as _threading  # noqa: E402
 
 _current_frames = sys._current_frames
 import time as _time  # noqa: E402
+import signal as _signal  # noqa: E402
+
+_getsignal = _signal.getsignal
 
 _equal = torch.equal
 _isnan, _where = torch.isnan, torch.where
@@ -116,6 +119,15 @@ _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
 _readline = sys.stdin.readline
 _SEED_VERB = Command.SEED_NEXT
+_encode_frame = _protocol.encode_frame
+_os_write = os.write
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` (an encoded frame) written whole to ``fd``."""
+    view = memoryview(data)
+    while view:
+        view = view[_os_write(fd, view):]
 
 
 def _watched(launch_methods: tuple = ()) -> dict:
@@ -203,6 +215,8 @@ def _watched(launch_methods: tuple = ()) -> dict:
     for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
                  "_type", "_readline", "_CallTimer", "_scrub", "_layout", "as_tuple", "build_model", "call_seed",
                  "make_inputs", "_next_call_seed", "_revealed_inputs", "_SEED_VERB", "_len",  # each call's seed
+                 "_encode_frame", "_os_write", "_write_all", "_only_threads", "_BASE_THREADS",
+                 "_handlers_unchanged", "_BASE_HANDLERS", "_getsignal", "_no_send",
                  "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
                  "_current_frames", "_snapshot_key", "_snapshot_changed", "_settle",  # what reads and sends outputs
                  "_reclaim_channel", "_channel_id", "_fstat", "_dup2", "_exit", "_RESULT_FD", "_RESULT_ID",
@@ -273,11 +287,54 @@ def _next_call_seed() -> int:
     sends when it has read the previous call's seal. Anything else on the command channel at that point was put
     there by no code of the judge's (the candidate's, reading the channel first): an error, the block's
     ``runtime_error``."""
+    if not _only_threads():
+        raise RuntimeError("a thread of the candidate's ran while the worker waited for the runner's seed of the next "
+                           "timed call (it could read the seed first and do that call's work before its interval)")
+    if not _handlers_unchanged():
+        raise RuntimeError("a signal handler of the candidate's was set while the worker waited for the runner's seed "
+                           "of the next timed call (run in the wait, it could read the seed first)")
     words = _readline().split()
     if _len(words) != 2 or words[0] != _SEED_VERB or not words[1].isascii() or not words[1].isdigit() or \
             _len(words[1]) > 20:
         raise RuntimeError("the runner's seed for the next timed call was not on the command channel")
     return int(words[1])
+
+
+def _no_send() -> None:
+    """A seal's sender where the seal was sent already (flagged, as soon as it was made)."""
+
+
+def _only_threads() -> bool:
+    """Whether no thread but the worker's own runs Python (:data:`_BASE_THREADS`, taken before any candidate code
+    ran; empty in a stand-in without a worker's start: nothing to compare with). A few microseconds."""
+    if not _BASE_THREADS:
+        return True
+    for ident in _current_frames():
+        if ident not in _BASE_THREADS:
+            return False
+    return True
+
+
+def _signal_handlers() -> dict:
+    """Every signal's Python-level handler now (signals whose handler cannot be read are left out)."""
+    handlers = {}
+    for signum in _signal.valid_signals():
+        try:
+            handlers[signum] = _getsignal(signum)
+        except (OSError, ValueError):
+            pass
+    return handlers
+
+
+def _handlers_unchanged() -> bool:
+    """Whether every signal's Python-level handler is the one it had before any candidate code ran
+    (:data:`_BASE_HANDLERS`; empty in a stand-in without a worker's start: nothing to compare with). A Python handler
+    runs in the main thread while it is blocked reading, so one the candidate set could read the runner's next seed
+    line in the worker's wait for it and put it back (the open route of round 43). About 50 us (62 signals)."""
+    for signum, handler in _BASE_HANDLERS.items():
+        if _getsignal(signum) is not handler:
+            return False
+    return True
 
 
 def _revealed_inputs(module, device: str, seed: int, timer, probe: int = -1, outlier: int = NO_OUTLIERS):
@@ -423,6 +480,8 @@ def _timer_changed(timer, at_start: tuple) -> bool:
 
 
 _BASE_THREADS: set = set()
+#: every signal's Python-level handler as :func:`main` found it before any candidate code ran (:func:`_handlers_unchanged`)
+_BASE_HANDLERS: dict = {}
 #: the result channel's descriptor, bound by :func:`main` before the watch is taken (so watched like every name here)
 #: and read by :meth:`Worker.send` and the seals of :meth:`Worker._timed_block`; ``None`` until then
 _RESULT_FD = None
@@ -822,11 +881,23 @@ class Worker:
         maker_parts = _function_parts(getattr(timer, "make_args", None))
         fd = _RESULT_FD  # the channel as main() bound it (None: a stand-in without one, which sends no seals)
 
-        def seal(call_key, sample, shown, wrote):  # each call's seal, sent as soon as it is taken (_seals)
+        def seal(call_key, sample, shown, wrote):  # each call's seal, made as soon as it is taken (_seals)
             made = _seals(1, [(call_key, sample)], [shown], [wrote])
-            taken = _reclaim_channel(fd)  # the channel still the runner's (dup2 keeps the number: round 38)
-            write_frame(fd, {"event": _SEAL_EVENT, "seal": made[0] if _type(made) is list and _len(made) == 1
-                             else None, **({"integrity_flags": [taken]} if taken is not None else {})})
+            made = made[0] if _type(made) is list and _len(made) == 1 else None
+            taken = _reclaim_channel(fd)  # taken during the call: the flagged seal at once (the runner rejects)
+            if taken is not None:
+                write_frame(fd, {"event": _SEAL_EVENT, "seal": made, "integrity_flags": [taken]})
+                return _no_send
+            frame = _encode_frame({"event": _SEAL_EVENT, "seal": made})  # bytes: nothing can rewrite them now
+
+            def send():  # called once the call's inputs and outputs are dropped (time_block), right before the
+                # worker waits for the next call's seed: no code of the candidate's runs in between (round 43)
+                taken = _reclaim_channel(fd)  # the channel still the runner's (dup2 keeps the number: round 38)
+                if taken is None:
+                    _write_all(fd, frame)
+                else:
+                    write_frame(fd, {"event": _SEAL_EVENT, "seal": made, "integrity_flags": [taken]})
+            return send
 
         try:
             times = _time_block(timer, calls, keep, changed, seed, count_launches, layouts, samples, key,
@@ -1017,6 +1088,7 @@ def main() -> int:
     _watch(_watched(tuple(worker.launches.installed) + tuple(worker.host_reads.installed) + tuple(bounded_memory)))
     _BASE_THREADS.update(t.ident for t in _threading.enumerate())
     _BASE_THREADS.update(_current_frames())
+    _BASE_HANDLERS.update(_signal_handlers())
     worker.send({"event": Event.READY})
     if request.get("mode") == "build":  # CUDA prebuild on a CPU worker: execute the text (load_inline builds)
         if worker._read() == Command.GO and worker.load_candidate() is not None:
