@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
-import numbers
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from kernelgym.envs.kernel_env import KernelEnv
 from kernelgym.evaluators import as_evaluator
+from kernelgym.validation import positive_int
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +72,9 @@ class KernelVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, evaluator: Any, max_parallel: int | None = None, on_error: str = "raise",
                  **env_kwargs):
-        self.num_envs = _positive_int("num_envs", num_envs)
+        self.num_envs = positive_int("num_envs", num_envs)
         if max_parallel is not None:
-            max_parallel = _positive_int("max_parallel", max_parallel)
+            max_parallel = positive_int("max_parallel", max_parallel)
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
         self.on_error = on_error
@@ -195,11 +195,3 @@ class KernelVectorEnv(VectorEnv):
         return concatenate(self.single_observation_space, observations, out)
 
 
-def _positive_int(name: str, value) -> int:
-    """``value`` as an int if it is one of at least 1 (numpy's too), else a TypeError or ValueError naming ``name``
-    (``num_envs=2.5`` made 2 sub-envs, ``num_envs=None`` said "int() argument must be ...")."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r:.40}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value!r}")
-    return int(value)

@@ -38,6 +38,7 @@ from kernelgym.hardware import require_gpus
 from kernelgym.judge import policy
 from kernelgym.judge.result import EvalResult
 from kernelgym.tasks import Task
+from kernelgym.validation import positive_int
 
 #: batch plans an actor keeps (the most recent); older ones and their reference outputs are dropped
 ACTOR_PLANS = 4
@@ -206,7 +207,7 @@ class RayEvalPool:
         for name, value in (("num_gpus", num_gpus), ("concurrency_per_gpu", concurrency_per_gpu),
                             ("max_in_flight", max_in_flight)):
             if value is not None:
-                _positive_int(name, value)
+                positive_int(name, value)
         if gpus_per_actor is not None:
             if isinstance(gpus_per_actor, bool) or not isinstance(gpus_per_actor, (int, float)):
                 raise TypeError(f"gpus_per_actor must be a number, got {type(gpus_per_actor).__name__}")
@@ -518,16 +519,6 @@ class RayEvalPool:
 
         return ray.get([a.info.remote() for a in self.actors])
 
-
-def _positive_int(name: str, value) -> int:
-    """``value`` if it is an int of at least 1 (a numpy integer too), else a TypeError or ValueError naming ``name``."""
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r:.40}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value!r}")
-    return int(value)
 
 
 def task_identity(task: Task) -> str:
