@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kernelgym"
 #: cycle either (checked over the whole graph of parts).
 LAYERS: dict[str, int] = {
     # foundations: import nothing of kernelgym above them
-    "_version": 0, "hardware": 0, "progress": 0, "parsing": 0,
+    "_version": 0, "hardware": 0, "progress": 0, "parsing": 0, "validation": 0,
     "tasks": 1,                      # Task, TaskSet, loaders (the bundled suite/ is package data)
     "judge": 2,                      # the trusted judge, its worker, the footprint bound and the task linter
     "testing": 2,                    # test candidates: tasks + the judge's worker, by name
