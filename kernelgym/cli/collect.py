@@ -45,15 +45,17 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def build_policy(args: argparse.Namespace):
-    """The policy the options name; a :class:`CliError` (or EndpointError) when it cannot be used."""
+def build_policy(args: argparse.Namespace, tasks=None):
+    """The policy the options name; a :class:`CliError` (or EndpointError) when it cannot be used. ``tasks``: the
+    tasks to be played, so that a replayed file answers at most one of them (as ``kernelgym eval`` reads it)."""
     spec = args.policy
     if spec == "replay":
         from kernelgym.data.policies import ReplayPolicy
 
         if args.replay_dir is not None and not Path(args.replay_dir).is_dir():
             raise CliError(f"cannot read replay folder {args.replay_dir}")
-        return ReplayPolicy(args.replay_dir, backend=args.backend)
+        return ReplayPolicy(args.replay_dir, backend=args.backend,
+                            task_ids=None if tasks is None else tasks.ids)
     if spec == "openai":
         from kernelgym.data.openai_policy import OpenAIChatPolicy
 
@@ -88,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     tasks = select_tasks(args)
     if len(tasks) == 0:
         raise CliError("no task matches the selection")
-    policy = build_policy(args)
+    policy = build_policy(args, tasks)
     has = getattr(policy, "has", None)
     if has is not None and not any(has(t.id) for t in tasks):
         raise CliError(f"the {args.policy} policy has no candidate for any selected task")

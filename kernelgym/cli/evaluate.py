@@ -22,7 +22,8 @@ for the same sample of a task is not evaluated. Then write results.jsonl,
 report.json, report.md and fast_p.png (fast_p at each --p, geometric-mean speedup, pass@k, per level and per
 category) to OUTDIR (default: DIR-eval next to DIR), and list every file that failed with its status and message.
 An earlier report in OUTDIR is kept: --resume continues it (a file scored again replaces its line of
-results.jsonl), --force overwrites it. An OUTDIR holding candidate files (DIR itself, or DIR/L1) is refused.
+results.jsonl; a verdict that was the judge's own failure is evaluated again, and until then eval exits 1),
+--force overwrites it. An OUTDIR holding candidate files (DIR itself, or DIR/L1) is refused.
 
 eval TASK_ID FILE: evaluate one file for one task and print the verdict (exit 0 when correct, 1 otherwise)."""
 
@@ -149,4 +150,9 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
         print(f"not evaluated: {printable(item['file'])}: {printable(item['reason'])}")
     for kind, path in evaluation.paths.items():
         print(f"{kind}: {path}")
+    faults = report["judge_faults"]
+    if faults:  # no verdict on these files: counted as failed until --resume evaluates them again
+        print(f"the judge failed on {len(faults)} file(s), not the candidates (first: {printable(faults[0])}); "
+              "they count as failed: rerun with --resume to evaluate them again")
+        return 1
     return 0

@@ -6,8 +6,9 @@
    ``<out>/results.jsonl`` as soon as it is scored: ``{"file", "sha256", "task_id", "task_set", "sample",
    "level", "category", "settings", "result"}`` (``result``: the EvalResult dict; ``settings``: what the verdict
    depends on besides the file, :func:`settings_of`). With ``resume`` the files already scored with the same
-   content, for the same task and under the same settings, are not evaluated again; a file scored again (changed,
-   or under other settings) replaces its earlier line when the run ends (:func:`_one_line_per_file`: the file is
+   content, for the same task and under the same settings, are not evaluated again (unless their verdict was the
+   judge's own failure, ``judge_fault``: those are, and ``report["judge_faults"]`` lists them until then); a file
+   scored again (changed, or under other settings, or after a judge fault) replaces its earlier line when the run ends (:func:`_one_line_per_file`: the file is
    rewritten to a temporary name and renamed, so it holds one line per file and loses no other line).
 3. :func:`kernelgym.scoring.metrics.tables` computes fast_p, the geometric-mean speedup and pass@k overall, per level and
    per category; :func:`kernelgym.scoring.report.write_report` writes ``report.json``, ``report.md`` and ``fast_p.png``.
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kernelgym.scoring import metrics
-from kernelgym.data.layout import CandidateFile, assign, scan
+from kernelgym.data.layout import CandidateFile, assign, problem_number, scan
 from kernelgym.data.writers import JsonlWriter, read_rows
 from kernelgym.judge import policy
 from kernelgym.evaluators.judge_pool import JudgePool
@@ -82,10 +83,13 @@ def missing_result(task_id: str) -> dict:
 
 
 def _reusable(row: dict, rel: str, text: str, settings: dict) -> bool:
+    """Whether ``resume`` may keep ``row`` as the verdict on file ``rel``: same text, task and settings, and not
+    the judge's own failure (``judge_fault``: no verdict on the file, so it is evaluated again; it was kept and
+    reported as the file's failure in every later report)."""
     result = row.get("result")
     return (row.get("file") == rel and row.get("sha256") == _digest(text) and row.get("settings") == settings
             and row.get("task_id") == settings["task_id"] and isinstance(result, dict)
-            and result.get("task_id") == settings["task_id"])
+            and result.get("task_id") == settings["task_id"] and not metrics.is_judge_fault(result))
 
 
 def _one_line_per_file(path: Path) -> None:
@@ -103,6 +107,21 @@ def _one_line_per_file(path: Path) -> None:
             if last[row.get("file")] == i:
                 writer.write(row)
     os.replace(tmp, path)
+
+
+def nothing_matched(root: Path, tasks: TaskSet, unmatched: list[dict], shown: int = 3) -> str:
+    """The one-line refusal of a folder none of whose files answers a task of ``tasks``: why for the first
+    ``shown`` files left out (``unmatched``: ``{"file", "reason"}``), and names that would match, made from the
+    first task of ``tasks`` (the bundled suite's ``L1/15_relu`` was suggested for KernelBench's problems, and an
+    ambiguous file's reason was dropped)."""
+    example = tasks.ids[0] if len(tasks) else "L1/15_relu"
+    level, number = example.split("/", 1)[0][1:], problem_number(example)
+    named = f"{example}.py" + (f" or level_{level}_problem_{number}_sample_0_kernel.py"
+                               if level.isdigit() and number is not None else "")
+    why = "; ".join(f"{u['file']}: {u['reason']}" for u in unmatched[:shown])
+    more = f"; and {len(unmatched) - shown} more" if len(unmatched) > shown else ""
+    found = f": {why}{more}" if unmatched else ": it holds no candidate file"
+    return f"no candidate file under {root} answers a task of the {len(tasks)} selected{found} (expected e.g. {named})"
 
 
 def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, backend: str = "triton",
@@ -142,8 +161,7 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
     evaluation = FolderEvaluation(unmatched=[{"file": str(f.path.relative_to(root)), "reason": why}
                                              for f, why in unmatched])
     if not matched:
-        raise ValueError(f"no candidate file under {root} answers a known task (expected e.g. L1/15_relu.py or "
-                         f"level_1_problem_15_sample_0_kernel.py)")
+        raise ValueError(nothing_matched(root, tasks, evaluation.unmatched))
     results_path = out / "results.jsonl"
     out.mkdir(parents=True, exist_ok=True)
     if not resume and results_path.exists():
@@ -200,6 +218,7 @@ def evaluate_folder(root: str | Path, tasks: TaskSet, out_dir: str | Path, *, ba
                   files=len(evaluation.rows), unmatched_files=len(evaluation.unmatched),
                   unmatched=evaluation.unmatched, samples_per_task=samples,
                   missing_samples=sum(missing.values()),
+                  judge_faults=sorted(r["file"] for r in evaluation.rows if metrics.is_judge_fault(r["result"])),
                   missing_tasks=sorted(t for t in missing if t not in per_task))
     evaluation.report = report
     evaluation.paths = {"results": results_path, **write_report(report, out)}

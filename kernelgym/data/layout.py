@@ -137,5 +137,6 @@ def assign(files: Iterable[CandidateFile], task_ids: Iterable[str]) -> tuple[lis
         elif not hits:
             unmatched.append((f, "matches no known task id"))
         else:
-            unmatched.append((f, f"ambiguous: matches {', '.join(hits[:4])}"))
+            unmatched.append((f, f"ambiguous: matches {', '.join(hits[:4])} (name the file by task id, e.g. "
+                                 f"{hits[0]}.py)"))
     return matched, unmatched

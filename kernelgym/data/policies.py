@@ -16,9 +16,9 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
-from kernelgym.data.layout import CandidateFile, candidates_for, scan
+from kernelgym.data.layout import CandidateFile, assign, candidates_for, scan
 from kernelgym.tasks import BUNDLED_TASKS
 
 Policy = Callable[[dict], str]
@@ -34,19 +34,30 @@ class ReplayPolicy:
     When a task has several files, the episode's ``sample`` index picks one (cycling). The answer is wrapped in a
     fenced python block, as an LLM would write it. Raises ``KeyError`` for a task with no stored file; use
     :meth:`has` to check first.
+
+    ``task_ids`` (the ids of the tasks to be played) makes the files answer them as ``kernelgym eval`` does
+    (:func:`~kernelgym.data.layout.assign`): a file that names several of them (``level_1_problem_4_...`` with two
+    problems numbered 4, a stem two levels share) answers none, and a second file for a sample already answered is
+    left out. Without it a file answers every task its name fits.
     """
 
-    def __init__(self, root: str | Path | None = None, backend: str = "triton"):
+    def __init__(self, root: str | Path | None = None, backend: str = "triton",
+                 task_ids: Iterable[str] | None = None):
         self.root = Path(root) if root is not None else BUNDLED_TASKS / "solutions"
         self.backend = backend
         self.name = f"replay:{self.root}"
+        self.task_ids_given = None if task_ids is None else list(task_ids)
         self._files: list[CandidateFile] | None = None
 
     @property
     def files(self) -> list[CandidateFile]:
-        """The candidate files under ``root`` (scanned once)."""
+        """The candidate files under ``root`` (scanned once), those that answer one given task each when
+        ``task_ids`` was given."""
         if self._files is None:
-            self._files = scan(self.root, self.backend) if self.root.is_dir() else []
+            found = scan(self.root, self.backend) if self.root.is_dir() else []
+            if self.task_ids_given is not None:
+                found = [f for _, f in assign(found, self.task_ids_given)[0]]
+            self._files = found
         return self._files
 
     def path(self, task_id: str, sample: int = 0) -> Path:

@@ -118,9 +118,10 @@ class KernelEnv(gym.Env):
         if task_set == KERNELBENCH_SET and any(t.task_set == KERNELGYM_SET for t in taskset):
             wanted = list(one_or_many(levels, (int, str)) or KERNELBENCH_LEVELS)
             raise TaskError(not_kernelbench("a TaskSet holding the bundled suite's tasks", wanted))
+        selection = {"levels": levels, "categories": categories, "task_ids": task_ids, "pattern": pattern}
         self.tasks = taskset.select(levels=levels, categories=categories, ids=task_ids, pattern=pattern)
         if len(self.tasks) == 0:
-            raise ValueError("no task matches the given selection")
+            raise ValueError(empty_selection(taskset, selection))
         self.backend = backend
         self.max_turns = int(max_turns)
         self.reward_fn = get_reward(reward)
@@ -269,6 +270,19 @@ class KernelEnv(gym.Env):
             "turn": turn,
             "best_speedup": np.array([self.best_speedup], dtype=np.float32),
         }
+
+
+def empty_selection(tasks: TaskSet, selection: dict) -> str:
+    """Why no task of ``tasks`` is left: the filters given in ``selection`` (name → value; ``None``: not given)
+    and what ``tasks`` holds (its size, first and last ids, levels and categories). It said only "no task matches
+    the given selection"."""
+    given = ", ".join(f"{name}={value!r}" for name, value in selection.items() if value is not None)
+    if not len(tasks):
+        return f"no task matches {given or 'the selection'}: the task source holds none"
+    levels = ", ".join(str(level) for level in sorted({t.level for t in tasks}))
+    categories = ", ".join(sorted({t.category for t in tasks}))
+    return (f"no task matches {given}: of the {len(tasks)} tasks ({tasks.ids[0]} .. {tasks.ids[-1]}; levels there: "
+            f"{levels}; categories there: {categories}), none is selected")
 
 
 def reaches_goal(result: EvalResult, target_speedup: float = 1.0) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable, Mapping, Sequence
 
-from kernelgym.judge.result import STAGES
+from kernelgym.judge.result import JUDGE_FAULT_FLAGS, STAGES
 
 DEFAULT_PS: tuple[float, ...] = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10)
@@ -59,6 +59,12 @@ def measured_speedup(result: Result) -> float | None:
 
 def is_degenerate(result: Result) -> bool:
     return any(isinstance(f, Mapping) and f.get("name") == "degenerate_task" for f in result.get("flags") or ())
+
+
+def is_judge_fault(result: Result) -> bool:
+    """A verdict about the judge, not the candidate (a flag of ``JUDGE_FAULT_FLAGS``: ``judge_error``,
+    ``aborted``), as :attr:`EvalResult.judge_fault` says of the result itself."""
+    return any(isinstance(f, Mapping) and f.get("name") in JUDGE_FAULT_FLAGS for f in result.get("flags") or ())
 
 
 def exclude_degenerate(results: Sequence[Result]) -> list[Result]:

@@ -76,7 +76,8 @@ def load_tasks(path: str | Path | None = None, task_set: str | None = None) -> T
     problems live under ``KernelBench/level1`` ...), one file, or a parquet file in KernelBench's columns.
 
     ``task_set`` names the set every task is marked with (:attr:`Task.task_set`); by default ``"kernelgym"`` for the
-    bundled suite, ``"kernelbench"`` for a KernelBench checkout, and the folder's (or file's) name otherwise.
+    bundled suite, ``"kernelbench"`` for a KernelBench checkout or its ``KernelBench/`` problems folder (as
+    :func:`load_kernelbench` marks both), and the folder's (or file's) name otherwise.
 
     Raises:
         TaskError: the path does not exist or holds no valid task; the message names the file at fault.
@@ -86,7 +87,8 @@ def load_tasks(path: str | Path | None = None, task_set: str | None = None) -> T
         raise TaskError(f"no such task path: {root}")
     if task_set is None:
         bundled = root.resolve() == BUNDLED_TASKS.resolve()
-        checkout = root.is_dir() and _kernelbench_checkout(root) is not None
+        checkout = root.is_dir() and (_kernelbench_checkout(root) is not None
+                                      or _kernelbench_checkout(root.resolve().parent) == root.resolve())
         task_set = (KERNELGYM_SET if bundled else KERNELBENCH_SET if checkout
                     else root.resolve().stem if root.is_file() else root.resolve().name)
     if root.is_file():
@@ -114,9 +116,10 @@ def load_kernelbench(path: str | Path | None = None, levels: Iterable[int] | Non
     Raises:
         TaskSetUnavailable: no path was given and the dataset cannot be loaded (``datasets`` is not installed, or
             there is no network and no cached copy); its one-line message says how to get the problems.
-        TaskError: the path does not exist or holds an invalid task, or it is kernelgym's bundled suite (or a
-            folder of it): those are not KernelBench's problems (they were labelled ``kernelbench``, the extra set
-            counted as level 1); the message names the ``KernelGym-*`` id to use.
+        TaskError: the path does not exist, holds an invalid task or no problem of ``levels`` (the message names
+            the levels it holds), or it is kernelgym's bundled suite (or a folder of it): those are not
+            KernelBench's problems (they were labelled ``kernelbench``, the extra set counted as level 1); the
+            message names the ``KernelGym-*`` id to use.
     """
     levels = one_or_many(levels, (int, str))  # one level given alone
     wanted = sorted({int(level) for level in levels}) if levels is not None else list(KERNELBENCH_LEVELS)
@@ -129,7 +132,13 @@ def load_kernelbench(path: str | Path | None = None, levels: Iterable[int] | Non
         raise TaskError(not_kernelbench(f"{given}{path}", wanted))
     tasks = (load_tasks(path, task_set=KERNELBENCH_SET) if path is not None
              else _load_kernelbench_dataset(tuple(wanted)))
-    return tasks.select(levels=wanted)
+    selected = tasks.select(levels=wanted)
+    if not len(selected):  # "KernelBench-L3-v0" on a checkout without level3/ said only "no task matches"
+        there = ", ".join(str(level) for level in sorted({t.level for t in tasks}))
+        source = f"{given}{path}" if path is not None else KERNELBENCH_DATASET
+        raise TaskError(f"{source} holds no KernelBench problem of level {', '.join(map(str, wanted))} "
+                        f"(levels there: {there})")
+    return selected
 
 
 _DATASET_CACHE: dict[tuple[int, ...], TaskSet] = {}
