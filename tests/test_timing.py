@@ -11,6 +11,11 @@ from conftest import GOOD
 from kernelgym.judge.profiles import get_profile
 from kernelgym.judge.timing import CallTimer, TimingConfig, alternate
 
+#: for a stand-in session (``types.SimpleNamespace``) of :meth:`Session.check_wall_clock` testing something else: no
+#: late null round (``test_a_raise_runs_late_null_blocks_*`` test those)
+NO_LATE_NULLS = {"_late_nulls_wanted": lambda bound, measured: False, "late_clock": None, "late_null_steps": [],
+                 "late_null_overheads": lambda: []}
+
 
 def recording_timer(name: str, log: list, noisy: bool = True):
     def run_block(calls: int) -> list[float]:
@@ -170,6 +175,41 @@ def test_null_calls_run_before_the_candidate_loads_and_are_reported(tmp_path, re
     assert result.durations["null_calls"] > 0
 
 
+def test_late_null_blocks_run_in_the_loaded_worker_each_before_a_candidate_block(tmp_path, relu_task, monkeypatch):
+    """The late null round through a real worker (forced here: on the CPU the bound's overhead is the reference's,
+    so nothing asks for it): the loaded worker runs the null calls under the synchronized method, each late block
+    right before a candidate block, and the result reports their overheads; the candidate's verdict is unchanged."""
+    from kernelgym.judge import session as session_module
+    from kernelgym.judge.runner import Judge
+    from kernelgym.judge.wallclock import LATE_NULL_BLOCKS, NULL_WARMUP_BLOCKS
+
+    order = []
+    real_late, real_raw = session_module.Session._late_null_block, session_module.Session._raw_block
+
+    def late_null_block(self, calls):
+        if self._late_wanted > 0:
+            order.append("null")
+        return real_late(self, calls)
+
+    def raw_block(self, calls):
+        order.append("candidate")
+        return real_raw(self, calls)
+
+    monkeypatch.setattr(session_module.Session, "_late_nulls_wanted", lambda self, bound, measured:
+                        self.late_clock is None)
+    monkeypatch.setattr(session_module.Session, "_late_null_block", late_null_block)
+    monkeypatch.setattr(session_module.Session, "_raw_block", raw_block)
+    result = Judge(device="cpu", cache_dir=tmp_path).evaluate(relu_task, GOOD)
+    assert result.status == "ok", result.message
+    spread = result.runtime_spread
+    late = NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS
+    assert len(spread["late_null_overheads_ms"]) == LATE_NULL_BLOCKS and spread["runner_blocks_added"] >= late
+    first = order.index("null")
+    assert order[first:first + 2 * late] == ["null", "candidate"] * late
+    assert spread["runner_overhead_from"] == "reference"  # the CPU's overhead stays the reference's
+    assert result.durations["late_null_blocks"] > 0
+
+
 def test_the_null_overhead_leaves_out_the_warm_up_blocks(tmp_path, relu_task, monkeypatch):
     """A fresh worker's first block pays one-off costs the candidate pays in its warm-up, outside its blocks: the
     runner sends warm-up blocks first and gives :func:`null_overhead_ms` the later blocks only."""
@@ -197,14 +237,123 @@ def test_the_null_overhead_leaves_out_the_warm_up_blocks(tmp_path, relu_task, mo
     assert sent.count(session.Command.NULL) == wallclock.NULL_WARMUP_BLOCKS + wallclock.NULL_BLOCKS
 
 
-def test_a_worker_refuses_null_calls_once_its_candidate_is_loaded():
-    """After ``go`` the candidate's code could slow a null block (raising the overhead, lowering the bound)."""
+def test_a_worker_refuses_null_calls_once_its_candidate_is_loaded_unless_synchronized():
+    """After ``go`` the activity method's recorder is the candidate timer's: null calls then are refused (the late
+    null round runs under the synchronized method only, ``Session._late_nulls_wanted``)."""
     import types
 
     from kernelgym.judge.worker import Worker
 
-    bare = types.SimpleNamespace(model=object())  # loaded
+    bare = types.SimpleNamespace(model=object(), req={"timing_method": "activity"})  # loaded
     assert Worker.null_block(bare, 5, 1, "[]") is False
+
+
+def test_the_late_null_overhead_is_floored_by_the_early_one_and_capped():
+    """What the late null blocks count: their least block's overhead, never below the null calls' before the
+    candidate loaded (host drift that way only lowers what the candidate pays) and never above the cap times it
+    (the candidate's code ran before them: whatever slowed them lowers the bound by at most that)."""
+    from kernelgym.judge.wallclock import LATE_NULL_CAP, late_null_overhead_ms
+
+    assert late_null_overhead_ms(None, 2.0) == 2.0
+    assert late_null_overhead_ms(1.0, 2.0) == 2.0
+    assert late_null_overhead_ms(3.0, 2.0) == 3.0
+    assert late_null_overhead_ms(100.0, 2.0) == LATE_NULL_CAP * 2.0
+    assert late_null_overhead_ms(5.0, 0.0) == 0.0
+
+
+def _session_with_late_nulls(walls_ms: list[float], reported_ms: float, early_ms: float, late_call_ms: float):
+    """A :class:`Session` without a worker: candidate blocks of 5 calls reported at ``reported_ms`` each and taking
+    ``walls_ms`` per call by the runner's clock; null calls before the candidate loaded with ``early_ms`` overhead;
+    late null blocks that take ``late_call_ms`` per call by the runner's clock (slept) and report 0.05 ms."""
+    import contextlib
+    import types
+
+    from kernelgym.judge.session import Session
+    from kernelgym.judge.wallclock import BlockClock
+
+    clock = BlockClock(lambda calls: [reported_ms] * calls)
+    for wall in walls_ms:
+        clock(5)
+        clock.per_call_ms[-1] = wall
+    session = Session.__new__(Session)
+    nulls: list[bool] = []
+
+    def null_block(calls, specs, late=False):
+        nulls.append(late)
+        time.sleep(late_call_ms * calls / 1e3)
+        return [0.05] * calls
+
+    def checked_blocks(calls, force_check=False, force_probe=None, probes=True):
+        session._late_null_block(calls)
+        clock(calls)
+        clock.per_call_ms[-1] = min(walls_ms)
+        session._probed_blocks.append(False)
+        return [reported_ms] * calls
+
+    session.__dict__.update({"null_overhead_ms": early_ms, "null_overheads_ms": [early_ms] * 4, "null_call_ms": 0.05,
+                             "null_steps": [], "block_steps": [], "witness": None, "_witness_starter": None,
+                             "settings": types.SimpleNamespace(on_cpu=False), "clock": clock, "check_ms": [],
+                             "reference": types.SimpleNamespace(timing_method="synchronized"), "bound_inputs": {},
+                             "_probed_blocks": [False] * len(walls_ms), "late_clock": None, "_late_wanted": 0,
+                             "late_null_steps": [], "null_specs": "[]", "null_block": null_block,
+                             "_checked_blocks": checked_blocks, "gpu": lambda **kw: contextlib.nullcontext(),
+                             "step": lambda name: contextlib.nullcontext()})
+    return session, nulls
+
+
+def test_a_raise_runs_late_null_blocks_and_the_bound_takes_their_overhead_capped():
+    """Where the bound from the early null calls would raise the report, null blocks run again in the candidate's
+    worker, each right before a candidate block (a warm-up and :data:`LATE_NULL_BLOCKS` counted), and the bound
+    subtracts their overhead, at most :data:`LATE_NULL_CAP` times the early one. X/1's honest int8 GEMM on the H100
+    at 272e5ab: reported 0.364 ms, fastest block 3.94 ms per call, early null overhead 2.35: raised 3.27 times."""
+    from kernelgym.judge.wallclock import LATE_NULL_BLOCKS, LATE_NULL_CAP, NULL_WARMUP_BLOCKS, lower_bound_ms
+
+    session, nulls = _session_with_late_nulls([3.94, 4.2, 4.5], 0.364, early_ms=2.35, late_call_ms=20.0)
+    bound = session.check_wall_clock({"overhead_ms": 0.5}, 5)
+    assert nulls == [True] * (NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS)
+    assert len(session.bound_inputs["late_null_overheads_ms"]) == LATE_NULL_BLOCKS
+    assert session.bound_inputs["runner_overhead_from"] == "late_null_calls"
+    assert session.bound_inputs["runner_blocks_added"] == NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS
+    # 20 ms per null call is far above the cap: the bound subtracts twice the early overhead, no more
+    assert session.bound_inputs["runner_overhead_ms"] == pytest.approx(LATE_NULL_CAP * 2.35)
+    assert bound == pytest.approx(lower_bound_ms(3.94, LATE_NULL_CAP * 2.35, 5, on_gpu=True))
+    assert bound < lower_bound_ms(3.94, 2.35, 5, on_gpu=True)
+
+
+def test_no_late_null_blocks_where_the_bound_does_not_raise_or_under_the_activity_method():
+    """The late round costs blocks: only where the early bound would raise the report, once, and never under the
+    activity method (its recorder is the candidate timer's once it loaded: the worker refuses the null calls)."""
+    from kernelgym.judge.wallclock import lower_bound_ms
+
+    quiet, nulls = _session_with_late_nulls([2.5], 0.364, early_ms=2.35, late_call_ms=3.0)
+    assert quiet.check_wall_clock({"overhead_ms": 0.5}, 5) == pytest.approx(lower_bound_ms(2.5, 2.35, 5, True))
+    assert nulls == [] and quiet.bound_inputs["runner_overhead_from"] == "null_calls"
+    activity, nulls = _session_with_late_nulls([3.0], 0.364, early_ms=2.35, late_call_ms=3.0)
+    activity.reference.timing_method = "activity"
+    assert activity.check_wall_clock({"overhead_ms": 0.5}, 5) > 0.364  # raised
+    assert nulls == [] and activity.bound_inputs["late_null_overheads_ms"] == []
+
+
+def test_a_flag_in_a_late_null_blocks_frame_is_the_candidates_rejection():
+    """Late null blocks run after the candidate's code: an integrity flag in their frames is the candidate's doing,
+    rejected as a candidate block's is, not the judge's error as in the null blocks before it loaded."""
+    import types
+
+    from kernelgym.judge.result import EvalResult
+    from kernelgym.judge.session import Session
+    from kernelgym.judge.verdict import Verdict
+
+    frame = {"event": "timing", "times_ms": [0.1], "integrity_flags": [["monkeypatch", "torch.empty was replaced"]]}
+    session = Session.__new__(Session)
+    session.__dict__.update({"result": EvalResult(task_id="t"), "send": lambda *words: None, "null_steps": [],
+                             "late_null_steps": [], "_read_block": lambda calls, null, seeds: (frame, [])})
+    with pytest.raises(Verdict) as late:
+        session.null_block(1, "[]", late=True)
+    assert late.value.status == "rejected" and "torch.empty was replaced" in late.value.message
+    assert [f["name"] for f in session.result.flags] == ["monkeypatch"] and not session.result.judge_fault
+    with pytest.raises(Verdict) as early:
+        session.null_block(1, "[]")
+    assert early.value.status == "crashed" and session.result.judge_fault
 
 
 def test_null_blocks_share_one_recorder_of_the_requests_method_ended_before_the_candidate_loads(relu_task,
@@ -343,7 +492,7 @@ def test_with_the_activity_method_the_bound_leaves_out_a_null_calls_host_latency
     clock(5)
     clock.per_call_ms[0] = 3.5  # the runner's clock: 3.5 ms per call over the block of 5
     bare = types.SimpleNamespace(null_overhead_ms=1.0, null_overheads_ms=[1.0, 1.2], null_call_ms=0.2,
-                                 null_steps=[], block_steps=[], witness=None, _witness_starter=None,
+                                 null_steps=[], block_steps=[], witness=None, _witness_starter=None, **NO_LATE_NULLS,
                                  settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
                                  reference=types.SimpleNamespace(timing_method=method), bound_inputs={},
                                  _probed_blocks=[False])
@@ -367,7 +516,7 @@ def _bare_session_for_the_bound(walls_ms: list[float], reported_ms: float, null_
     clock.per_call_ms[:] = walls_ms
     return types.SimpleNamespace(null_overhead_ms=min(null_overheads_ms), null_overheads_ms=null_overheads_ms,
                                  null_call_ms=0.07, null_steps=[], block_steps=[], witness=None,
-                                 _witness_starter=None, settings=types.SimpleNamespace(on_cpu=False), clock=clock,
+                                 _witness_starter=None, **NO_LATE_NULLS, settings=types.SimpleNamespace(on_cpu=False), clock=clock,
                                  check_ms=[], reference=types.SimpleNamespace(timing_method="synchronized"),
                                  bound_inputs={}, _probed_blocks=[False] * len(walls_ms), result=types.SimpleNamespace(),
                                  _checked_blocks=lambda *args, **kwargs: None,
@@ -629,7 +778,7 @@ def test_the_bounds_fastest_block_is_one_without_a_probe():
             clock(5)
             clock.per_call_ms[-1] = wall
         bare = types.SimpleNamespace(null_overhead_ms=3.0, null_overheads_ms=[3.0], null_call_ms=0.05,
-                                     null_steps=[], block_steps=[], witness=None, _witness_starter=None,
+                                     null_steps=[], block_steps=[], witness=None, _witness_starter=None, **NO_LATE_NULLS,
                                      settings=types.SimpleNamespace(on_cpu=False), clock=clock, check_ms=[],
                                      reference=types.SimpleNamespace(timing_method="synchronized"),
                                      bound_inputs={}, _probed_blocks=[True] * len(probed_walls),

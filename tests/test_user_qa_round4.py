@@ -224,3 +224,17 @@ def test_the_checkouts_problems_folder_is_the_kernelbench_set_on_the_command_lin
     other.mkdir(parents=True)
     (other / "4_ReLU.py").write_text(PROBLEMS["level1/4_ReLU.py"])
     assert load_tasks(other.parent)[0].task_set == "mine"
+
+
+def test_a_reference_that_fails_to_import_is_the_judges_fault_not_the_candidates(judge, relu_task):
+    """The worker dies while starting (the task's module fails to import) before any candidate code ran: a crash the
+    trainer must drop and a dataset must leave out, so flagged ``judge_error`` (it came back unflagged, reward 0)."""
+    import dataclasses
+
+    from conftest import GOOD
+
+    broken = dataclasses.replace(relu_task, id="L1/999_broken_import",
+                                 source="import not_a_real_module_kernelgym\n" + relu_task.source)
+    result = judge.evaluate(broken, GOOD)
+    assert result.status == "crashed" and "not the candidate's fault" in result.message, result.message
+    assert result.judge_fault and [f["name"] for f in result.flags] == ["judge_error"]

@@ -99,7 +99,10 @@ def bare_session(walls: list[float], witnessed: list[int], witness=None, null_ov
                              "_witness_starter": None, "_witnessed": list(witnessed),
                              "settings": types.SimpleNamespace(on_cpu=on_cpu), "clock": clock, "check_ms": [],
                              "reference": types.SimpleNamespace(timing_method="synchronized"), "bound_inputs": {},
-                             "_probed_blocks": [False] * len(walls), **more})
+                             "_probed_blocks": [False] * len(walls),
+                             # the witness's window alone: no late null round (tests/test_timing.py has those)
+                             "_late_nulls_wanted": lambda bound, measured: False, "late_clock": None,
+                             "late_null_steps": [], "_late_wanted": 0, **more})
     return session
 
 

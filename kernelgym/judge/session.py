@@ -43,8 +43,9 @@ from kernelgym.judge import device_transfer
 from kernelgym.judge.device_transfer import DeviceTransferUnavailable, device_index
 from kernelgym.judge.transfer import OutputFile, expected_nbytes, tensor_from_raw, transfer_dir
 from kernelgym.judge.verdict import Verdict
-from kernelgym.judge.wallclock import EXTRA_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, check_lower_bound_ms, \
-    lower_bound_ms, mismatch, null_overhead_ms, rejection_overhead_ms, step_report
+from kernelgym.judge.wallclock import EXTRA_BLOCKS, LATE_NULL_BLOCKS, NULL_BLOCKS, NULL_WARMUP_BLOCKS, BlockClock, \
+    check_lower_bound_ms, late_null_overhead_ms, lower_bound_ms, mismatch, null_overhead_ms, rejection_overhead_ms, \
+    step_report
 from kernelgym.judge.witness import WITNESS_MEMORY_WAIT_S, WITNESS_TRIGGER, witness_overhead_ms
 from kernelgym.tasks import Task
 
@@ -170,6 +171,11 @@ class Session:
         #: null block and of each of the candidate's timed blocks, in order: diagnostics, never judged by
         self.null_steps: list[dict | None] = []
         self.block_steps: list[dict | None] = []
+        #: the late null blocks (:meth:`_late_null_round`): the runner's clock on them, how many are still to run,
+        #: and the worker's per-step host times of each (a diagnostic)
+        self.late_clock: BlockClock | None = None
+        self._late_wanted = 0
+        self.late_null_steps: list[dict | None] = []
         self._early_refs: tuple | None = None  # (seed, outputs) of the reference, computed for the null calls
         self._seeds: dict[tuple, int] = {}  # (trial kind, index) -> its secret seed, outside a batch plan
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
@@ -364,8 +370,11 @@ class Session:
             return Verdict("crashed", f"{reason}; no verdict on the candidate")
         if self.stage_name == "startup":  # before any candidate code ran: the judge's fault, said plainly
             last = " | ".join(self.worker.log_tail().strip().splitlines()[-3:])
-            return Verdict("crashed", f"the judge's worker process {how} while starting, before the candidate was "
-                                      f"loaded (not the candidate's fault): {last[:400]}")
+            reason = f"the judge's worker process {how} while starting, before the candidate was loaded"
+            # flagged, so that a trainer drops the sample and a dataset leaves it out (a task whose reference fails
+            # to import ended here with reward 0 and no flag: user QA, round 4)
+            self.result.add_flag("judge_error", reason)
+            return Verdict("crashed", f"{reason} (not the candidate's fault): {last[:400]}")
         return Verdict("crashed", f"the worker process {how} during the {self.stage_name} stage (the candidate "
                                    f"ended or crashed its process)")
 
@@ -475,23 +484,24 @@ class Session:
         clock = BlockClock(lambda n: self.null_block(n, specs))  # the runner's clock, as on the candidate's blocks
         for _ in range(NULL_WARMUP_BLOCKS + NULL_BLOCKS):
             clock(calls)
-        walls = clock.per_call_ms
-        medians = [sorted(clock.times[i:i + calls])[calls // 2] for i in range(0, len(clock.times), calls)]
+        walls, medians = clock.per_call_ms, clock.block_medians()
         counted = list(zip(walls[NULL_WARMUP_BLOCKS:], medians[NULL_WARMUP_BLOCKS:]))
         self.null_overhead_ms = null_overhead_ms([w for w, _ in counted], [m for _, m in counted])
         self.null_overheads_ms = [round(w - m, 4) for w, m in counted]
         self.null_call_ms = statistics.median(m for _, m in counted) if counted else None
 
-    def null_block(self, calls: int, specs: str) -> list[float]:
+    def null_block(self, calls: int, specs: str, late: bool = False) -> list[float]:
         """One block of ``calls`` null calls (``null``) returning outputs of ``specs`` (the reference's, described);
         its times, checked. Run by the candidate's worker before its candidate loads, and by a witness
-        (:mod:`kernelgym.judge.witness`), which never loads one."""
+        (:mod:`kernelgym.judge.witness`), which never loads one; ``late``: by the candidate's worker in the timing
+        stage (:meth:`_late_null_round`), where a flag in its frames is the candidate's doing, a rejection."""
         secret = secret_seed()  # the block's seed, kept here: each call's is sent as a candidate block's is
         self.send(Command.NULL, calls, call_seed(secret, 0), specs)
         # the null calls' seals: the judge's own code, nothing to check
-        header, _ = self._read_block(calls, null=True, seeds=lambda index: call_seed(secret, index))
-        self._null_frame_unflagged(header)
-        self.null_steps.append(step_report(header.get("step_ms")))
+        header, _ = self._read_block(calls, null=not late, seeds=lambda index: call_seed(secret, index))
+        if not late:
+            self._null_frame_unflagged(header)
+        (self.late_null_steps if late else self.null_steps).append(step_report(header.get("step_ms")))
         return self._block_times(header, calls)
 
     def expect_ready(self) -> None:
@@ -1253,10 +1263,12 @@ class Session:
             self._block_seed = seed
             self._block_probe = self.probe_for_block(n, force_probe) if probes else (-1, NO_OUTLIERS)
             self._probed_blocks.append(self._block_probe[0] >= 0)
-            # a witness's block and the candidate's after it in one exclusive hold (the lazy witness's blocks come
-            # after the timing's slices have closed: held apart, another evaluation's step could run between them)
-            with self.gpu(alone=True) if self.witness is not None and self.witness.wanted else contextlib.nullcontext():
+            # a witness's or a late null block and the candidate's after it in one exclusive hold (they come after
+            # the timing's slices have closed: held apart, another evaluation's step could run between them)
+            paired = self._late_wanted > 0 or (self.witness is not None and self.witness.wanted)
+            with self.gpu(alone=True) if paired else contextlib.nullcontext():
                 self._witness_block(n)
+                self._late_null_block(n)
                 block = self._alone(self.clock, n, "candidate_blocks")
             times += block
             first = len(self.clock.times) - n
@@ -1279,6 +1291,43 @@ class Session:
                 self.worker.freeze(False)
         if counted:
             self._witnessed.append(len(self.clock.per_call_ms))
+
+    def _late_null_block(self, calls: int) -> None:
+        """Where the late null round still wants blocks (:meth:`_late_null_round`): a block of as many null calls in
+        the candidate's worker, right before its next block and in the same exclusive hold (step
+        ``late_null_blocks``)."""
+        if self._late_wanted <= 0:
+            return
+        self._late_wanted -= 1
+        with self.gpu(alone=True), self.step("late_null_blocks"):
+            self.late_clock(calls)
+
+    def _late_nulls_wanted(self, bound: float, measured: bool) -> bool:
+        """Whether to run the late null round now: the bound comes from the null calls' overhead (``measured``),
+        under the synchronized method (the activity method's recorder is the candidate timer's once it loaded), none
+        ran yet, and ``bound`` would raise the candidate's synchronized median."""
+        return measured and self.late_clock is None and self.reference.timing_method == "synchronized" and \
+            bound > self.clock.median_ms()
+
+    def _late_null_round(self, block: int) -> int:
+        """:data:`~kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS` and then
+        :data:`~kernelgym.judge.wallclock.LATE_NULL_BLOCKS` blocks of null calls in the candidate's worker, each
+        right before a candidate block of ``block`` calls, without probes (:meth:`_late_null_block`): the overhead
+        the host's steps have now (:func:`~kernelgym.judge.wallclock.late_null_overhead_ms`). Returns the candidate
+        blocks run."""
+        self.late_clock = BlockClock(lambda calls: self.null_block(calls, self.null_specs, late=True))
+        self._late_wanted = NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS
+        for _ in range(self._late_wanted):
+            self._checked_blocks(block, probes=False)
+        return NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS
+
+    def late_null_overheads(self) -> list[float]:
+        """Each counted late null block's wall per call less its median (ms; empty where none ran)."""
+        clock = self.late_clock
+        if clock is None:
+            return []
+        pairs = list(zip(clock.per_call_ms, clock.block_medians()))[NULL_WARMUP_BLOCKS:]
+        return [round(wall - median, 4) for wall, median in pairs]
 
     def _witness_wanted(self, bound: float) -> bool:
         """Whether a lazy witness is to be called now (:mod:`kernelgym.judge.witness`): there is a way to start one,
@@ -1514,6 +1563,14 @@ class Session:
         for attempt in range(EXTRA_BLOCKS + 1):
             fastest, calls = self.clock.fastest()
             bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
+            if attempt == 0 and self._late_nulls_wanted(bound, measured):
+                # the host's steps now, in the candidate's worker (wallclock.late_null_overhead_ms)
+                added += self._late_null_round(block)
+                late = self.late_null_overheads()
+                if measured:
+                    overhead = late_null_overhead_ms(max(0.0, min(late)) if late else None, overhead)
+                fastest, calls = self.clock.fastest()
+                bound = lower_bound_ms(fastest, overhead + latency, calls, on_gpu)
             if measured and attempt == 0 and self._witness_starter is not None and self._witness_wanted(bound):
                 added += self._witness_round(block)  # a lazy witness (kernelgym.judge.witness), once
                 fastest, calls = self.clock.fastest()
@@ -1524,7 +1581,7 @@ class Session:
             lenient = lower_bound_ms(fastest, rejection_overhead_ms(self.null_overheads_ms, overhead) + latency,
                                      calls, on_gpu) if measured else bound
             witnessed = self._witnessed_bound(latency, on_gpu) if measured and self.witness is not None else None
-            used, source, unwitnessed = overhead, "null_calls" if measured else "reference", bound
+            used, source, unwitnessed = overhead, _overhead_source(measured, self.late_clock is not None), bound
             if witnessed is not None and witnessed[0] < bound:
                 bound, fastest, calls, used = witnessed
                 source = "witness"
@@ -1535,6 +1592,7 @@ class Session:
                                      "unwitnessed_bound_ms": unwitnessed} if self.witness is not None else {}),
                                  "null_overhead_ms": self.null_overhead_ms,
                                  "null_overheads_ms": self.null_overheads_ms,
+                                 "late_null_overheads_ms": self.late_null_overheads(),
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,
                                  "reference_overhead_ms": reference_overhead,
                                  "runner_block_walls_ms": [round(w, 4) for w in self.clock.per_call_ms],
@@ -1546,6 +1604,8 @@ class Session:
                                  "null_block_steps_ms": steps_of_least(self.null_steps[NULL_WARMUP_BLOCKS:],
                                                                        self.null_overheads_ms),
                                  "fastest_block_steps_ms": steps_of_least(self.block_steps, self.clock.per_call_ms),
+                                 "late_null_block_steps_ms": steps_of_least(self.late_null_steps[NULL_WARMUP_BLOCKS:],
+                                                                            self.late_null_overheads()),
                                  "synchronized_median_ms": self.clock.median_ms(),
                                  "runner_rejection_bound_ms": min(bound, lenient)}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0
@@ -1560,6 +1620,14 @@ class Session:
         self.result.runtime_spread = {**self.bound_inputs, "runner_bound_ms": bound,
                                       "fastest_check_ms": min(self.check_ms) if self.check_ms else None}
         raise self.reject("timing_wall_mismatch", reason)
+
+
+def _overhead_source(measured: bool, late: bool) -> str:
+    """Where the bound's per-call overhead came from (``runner_overhead_from``): the reference's blocks (on the CPU),
+    the null calls before the candidate loaded, or those and the late null blocks (:meth:`Session._late_null_round`)."""
+    if not measured:
+        return "reference"
+    return "late_null_calls" if late else "null_calls"
 
 
 #: what an outlier trial's record says about its inputs

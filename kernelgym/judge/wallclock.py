@@ -46,6 +46,12 @@ EXTRA_BLOCKS = 2
 #: least of them was still 2-4 times the overhead the candidate's own blocks showed in a third of the rows.
 NULL_BLOCKS = 4
 NULL_WARMUP_BLOCKS = 1
+#: blocks of null calls run again in the candidate's worker during the timing, each right before a candidate block
+#: in one exclusive hold, where the bound (with the null calls' overhead from before the candidate loaded) would raise
+#: the reported runtime (:func:`late_null_overhead_ms`)
+LATE_NULL_BLOCKS = 2
+#: the most the late null blocks' overhead may count, in multiples of the overhead measured before the candidate loaded
+LATE_NULL_CAP = 2.0
 #: wall time of answering ``check INDEX`` up to the header of the outputs (the worker only describes a snapshot it
 #: took already), allowed before the answer counts as work the call should have done (ms)
 CHECK_ALLOWANCE_MS = {"gpu": 50.0, "cpu": 200.0}
@@ -91,6 +97,15 @@ class BlockClock:
     def median_ms(self) -> float:
         return statistics.median(self.times)
 
+    def block_medians(self) -> list[float]:
+        """Each block's median time per call (of an even count, the upper of the middle two), in order."""
+        medians, start = [], 0
+        for calls in self.calls:
+            times = sorted(self.times[start:start + calls])
+            start += calls
+            medians.append(times[len(times) // 2] if times else 0.0)
+        return medians
+
     def overhead_ms(self) -> float:
         """Per-call time outside the timed interval: the fastest block's wall per call minus the median."""
         return max(0.0, min(self.per_call_ms) - self.median_ms()) if self.per_call_ms else 0.0
@@ -130,6 +145,24 @@ def rejection_overhead_ms(null_overheads_ms: list[float], least_ms: float) -> fl
     its can move this figure; a worker whose report is more than the factor below the bound and within it under this
     overhead gets the bound as its runtime, not a rejection."""
     return max(least_ms, statistics.median(null_overheads_ms)) if null_overheads_ms else least_ms
+
+
+def late_null_overhead_ms(late_ms: float | None, early_ms: float) -> float:
+    """The per-call overhead the bound subtracts once null blocks ran again during the timing (ms): their least
+    block's (``late_ms``; ``None`` where none ran), never below ``early_ms`` (the least of those run before the
+    candidate loaded) and never above :data:`LATE_NULL_CAP` times it.
+
+    The host's speed drifts: on the H100 the same null calls in one process moved by 25-40% within seconds, both
+    ways, and every host step of a call moved together (docs/BENCHMARKS.md, thirty-eighth session). Null blocks run
+    in the compile stage then miss what the candidate's blocks pay in the timing window, and the bound raised honest
+    runtimes (8 of 69 solutions at 272e5ab, X/1 by 3.27). Null blocks run right before candidate blocks, in the same
+    process and the same exclusive hold, pay what they pay. They run after the candidate loaded, so its code could
+    slow them (which lowers the bound): the worker refuses to start a timed call while a thread of the candidate's
+    runs Python or a signal handler of its is set, every frame carries the integrity flags (a flag there is the
+    candidate's rejection), and whatever else it manages counts at most the cap."""
+    if late_ms is None:
+        return early_ms
+    return max(early_ms, min(late_ms, LATE_NULL_CAP * early_ms))
 
 
 def lower_bound_ms(fastest_wall_per_call_ms: float, overhead_ms: float, calls: int, on_gpu: bool) -> float:

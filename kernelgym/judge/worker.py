@@ -593,6 +593,8 @@ class Worker:
         self.timer = None
         #: the null blocks' timer (:meth:`null_block`), kept over all of them; its recorder ends at ``go``
         self.null_timer = None
+        #: the late null blocks' timer (:meth:`null_block` once the candidate is loaded), unrecorded
+        self.late_null_timer = None
         self.snapshots: list[tuple] = []
         #: a host sample of each snapshot, taken right after it (:func:`timing.snapshot_sample`), with its call's key;
         #: the block's key salts each call's
@@ -790,9 +792,12 @@ class Worker:
         """``null CALLS SEED SPECS``: a timed block of a forward that returns fresh, empty outputs of ``SPECS`` (the
         reference's ``describe``: tensors of a shape and dtype, or scalars). No warm-up call: the runner's clock
         spans the whole command, so the runner warms up with a block whose figures it does not use
-        (:data:`kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS`). Refused once the candidate is loaded: from then on
-        its code could slow this block, which would lower the bound."""
-        if self.model is not None:
+        (:data:`kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS`). Once the candidate is loaded (the late null blocks
+        of the timing stage, :func:`kernelgym.judge.wallclock.late_null_overhead_ms`: its code could slow them, which
+        lowers the bound, so the runner caps what they count) only under the synchronized method, unrecorded: the
+        activity method's recorder is the candidate timer's from then on."""
+        late = self.model is not None
+        if late and self.req.get("timing_method", "synchronized") != "synchronized":
             return False
         outputs = [(tuple(d["shape"]), getattr(torch, d["dtype"])) if d.get("kind") == "tensor" else None
                    for d in json.loads(specs)]
@@ -808,12 +813,16 @@ class Worker:
         # synchronized without a recorder, and on the H200 the candidate's blocks then spent more host time per call
         # than the overhead subtracted from them (docs/BENCHMARKS.md, twenty-second session)
         try:
-            if self.null_timer is None:
+            if late and self.late_null_timer is None:
+                self.late_null_timer = _CallTimer(allocate, None, self.device, scrub_released=True,
+                                                  method="synchronized")
+                _made(self.late_null_timer)
+            elif not late and self.null_timer is None:
                 self.null_timer = _CallTimer(allocate, None, self.device, scrub_released=True,
                                              method=self.req.get("timing_method"))
                 _made(self.null_timer)
                 _record_stage(self.null_timer)
-            timer = self.null_timer
+            timer = self.late_null_timer if late else self.null_timer
             timer.fn = allocate
             timer.make_args = _revealed_inputs(self.module, self.device, seed, timer)
         except BaseException as exc:  # noqa: BLE001 - the profiler failed to start: the judge's error
