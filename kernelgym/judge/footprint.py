@@ -29,10 +29,10 @@ def footprint(task: Task) -> Footprint:
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
 
-    from kernelgym.judge.inputs import build_model, make_inputs
+    from kernelgym.judge.inputs import build_model, input_leaves, make_inputs
 
     def nbytes(values) -> int:
-        return sum(v.numel() * v.element_size() for v in values if torch.is_tensor(v))
+        return sum(v.numel() * v.element_size() for v in input_leaves(values) if torch.is_tensor(v))
 
     class CountOutputs(TorchDispatchMode):
         total = alive = most_alive = 0

@@ -21,6 +21,8 @@ import os
 import threading
 from typing import Any
 
+from kernelgym.tasks.task import TaskError
+
 #: Held while torch's global generator is seeded and drawn from.
 SEEDED = threading.RLock()
 
@@ -56,6 +58,22 @@ WIDE_OUTLIERS = 3
 WIDE_MAGNITUDE, WIDE_MAGNITUDE_MAX = 1e5, 1e7
 _WIDE_DTYPES = ("float32", "float64")
 
+#: How deep ``get_inputs()``'s list may nest lists and tuples of inputs (``[x, [h0, c0]]`` is depth 1): every tensor
+#: inside them is an input like a top-level one, everywhere the judge handles inputs (:func:`input_leaves`). Until
+#: round 44 only the top level was: a forward that returned a view of a nested input (the judge's snapshot then made
+#: the copy that was the task's work, after the timed interval) was ``ok`` at a twelfth to a twentieth of the honest
+#: copy's time, and one that overwrote a nested input was ``ok`` with no ``input_mutation`` (red-team findings).
+MAX_NESTING = 4
+#: the containers of inputs the judge opens: these exact types (a subclass, a ``dict``, a ``set`` holding a tensor is
+#: refused by :func:`check_inputs`: it would hide its tensors from every check)
+_OPENED = (list, tuple)
+_type, _isinstance = type, isinstance
+
+
+class InputsError(TaskError):
+    """A task's ``get_inputs()`` returned inputs the judge cannot check (:func:`check_inputs`); the message says
+    which and why. Raised where the inputs are first made, on the runner's side, before any candidate runs."""
+
 
 def secret_seed() -> int:
     """A fresh seed from the operating system's generator (62 bits)."""
@@ -82,6 +100,71 @@ def call_seed(block_seed: int, index: int) -> int:
     key = (int(block_seed) % (2**64)).to_bytes(8, "little")
     digest = hashlib.blake2b(int(index).to_bytes(8, "little", signed=True), key=key, digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 2
+
+
+def input_leaves(values) -> tuple:
+    """Every input among ``values`` (a call's inputs, ``get_inputs()``'s list), the lists and tuples in it opened
+    depth-first (:data:`MAX_NESTING`): for the flat list of an ordinary task, its items. Taken before a forward runs
+    (it may rebuild a nested list it was given), for every check of a call's inputs: samples, copies, storages,
+    scrubbing. Raises :class:`InputsError` past :data:`MAX_NESTING` (a list that holds itself included). Only names
+    bound at import are called (the worker runs it in a timed block)."""
+    out: list = []
+    _gather(values, 0, out)
+    return tuple(out)
+
+
+def _gather(values, depth: int, out: list) -> None:
+    """:func:`input_leaves`' walk: the leaves of ``values``, ``depth`` lists deep, appended to ``out``."""
+    for value in values:
+        if _type(value) in _OPENED:
+            if depth >= MAX_NESTING:
+                raise InputsError(f"get_inputs() nests lists or tuples of inputs more than {MAX_NESTING} deep")
+            _gather(value, depth + 1, out)
+        else:
+            out.append(value)
+
+
+def map_tensors(fn, values) -> list:
+    """``values`` (a call's inputs) with every tensor among them, at any depth :func:`input_leaves` opens, replaced
+    by ``fn(tensor)``, the lists and tuples rebuilt as they were, in :func:`input_leaves`' order (so draws ``fn``
+    makes from one generator follow the same order on both sides of the judge)."""
+    return [_mapped(fn, value) for value in values]
+
+
+def _mapped(fn, value):
+    import torch
+
+    if _type(value) in _OPENED:
+        return _type(value)(_mapped(fn, item) for item in value)
+    return fn(value) if torch.is_tensor(value) else value
+
+
+def check_inputs(values) -> None:
+    """Raise :class:`InputsError` where ``values`` (what ``get_inputs()`` returned) hides a tensor from the judge:
+    nested deeper than :data:`MAX_NESTING`, or held by a container it does not open (a ``dict``, a ``set``, a
+    subclass of ``list`` or ``tuple`` such as a named tuple). Such a tensor would escape the inputs' samples, copies,
+    scrubbing, aliasing check and outliers (round 44): the task is refused, on the runner's side, before a candidate
+    runs."""
+    for leaf in input_leaves(values):
+        if _holds_tensor(leaf, 0):
+            raise InputsError(f"get_inputs() returned a tensor inside a {_type(leaf).__name__}: the judge checks "
+                              f"inputs given as tensors, or lists and tuples of them (at most {MAX_NESTING} deep)")
+
+
+def _holds_tensor(value, depth: int) -> bool:
+    """Whether ``value``, a container :func:`input_leaves` does not open, holds a tensor (a dict's keys and values,
+    any other sequence's or set's items; ``MAX_NESTING`` deep at most, where anything deeper counts as holding one)."""
+    import torch
+
+    if _isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif _isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    else:
+        return False
+    if depth >= MAX_NESTING:
+        return True
+    return any(torch.is_tensor(item) or _holds_tensor(item, depth + 1) for item in items)
 
 
 def torch_dtype(name: str):
@@ -112,19 +195,21 @@ def build_model(module, cls, init_seed: int, device: str, dtype: str, mode: str 
 
 
 def make_inputs(module, seed: int, device: str, outlier: int = NO_OUTLIERS) -> list[Any]:
-    """Fresh inputs from ``module.get_inputs()`` under ``seed``; with ``outlier`` (:data:`OUTLIERS`,
-    :data:`SIGNED_OUTLIERS` or :data:`WIDE_OUTLIERS`) inject large values."""
+    """Fresh inputs from ``module.get_inputs()`` under ``seed``, checked (:func:`check_inputs`); with ``outlier``
+    (:data:`OUTLIERS`, :data:`SIGNED_OUTLIERS` or :data:`WIDE_OUTLIERS`) inject large values into every floating
+    tensor, nested ones included (:func:`map_tensors`)."""
     import torch
 
     with SEEDED, torch.device(device):
         torch.random.manual_seed(seed)
         inputs = list(module.get_inputs())
         scramble_global_rng()
+    check_inputs(inputs)
     if outlier:
         gen = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
         signed, wide = int(outlier) == SIGNED_OUTLIERS, int(outlier) == WIDE_OUTLIERS
-        inputs = [_inject_outliers(x, gen, signed, wide) if torch.is_tensor(x) and x.is_floating_point() else x
-                  for x in inputs]
+        inputs = map_tensors(lambda x: _inject_outliers(x, gen, signed, wide) if x.is_floating_point() else x,
+                             inputs)
     return inputs
 
 

@@ -15,7 +15,8 @@ from typing import Any, Callable, ContextManager
 
 from kernelgym.judge import streams
 from kernelgym.judge.baselines import BaselineCache
-from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs
+from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, input_leaves, make_inputs, \
+    map_tensors
 from kernelgym.judge.numerics import reference_numerics, settings_held
 from kernelgym.judge.profiles import EvalProfile
 from kernelgym.judge.timing import CallTimer
@@ -192,7 +193,7 @@ class ReferenceSide:
         import torch
 
         def run(exact_model, inputs, off):
-            device = next((x.device for x in inputs if torch.is_tensor(x)), torch.device(self.device))
+            device = next((x.device for x in input_leaves(inputs) if torch.is_tensor(x)), torch.device(self.device))
             gen = torch.Generator(device=device)  # where the float64 model runs (the host when the GPU was full)
             gen.manual_seed(seed % (2 ** 63))
             moved = copy.deepcopy(exact_model)
@@ -211,8 +212,8 @@ class ReferenceSide:
                         if param.is_floating_point():
                             param.copy_(move(exact))
                     with off():
-                        outputs = as_tuple(moved(*[move(x) if torch.is_tensor(x) and x.dtype == torch.float64 else x
-                                                   for x in inputs]))
+                        outputs = as_tuple(moved(*map_tensors(
+                            lambda x: move(x) if x.dtype == torch.float64 else x, inputs)))
                     each(index, outputs)
                     index += 1
             return True
@@ -256,8 +257,8 @@ class ReferenceSide:
 
         import torch
 
-        inputs = [(x.to(device).to(torch.float64) if x.is_floating_point() and not x.is_complex() else x.to(device))
-                  if torch.is_tensor(x) else x for x in make_inputs(module, seed, self.device, outlier)]
+        inputs = map_tensors(lambda x: x.to(device).to(torch.float64) if x.is_floating_point() and not x.is_complex()
+                             else x.to(device), make_inputs(module, seed, self.device, outlier))
         if device == self.device:
             cached = self._references[task.key]
             if cached.get("exact", (None,))[0] is not model:  # one copy at a time: it is twice the parameters

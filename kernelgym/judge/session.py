@@ -905,7 +905,7 @@ class Session:
         op, a task without formulas): there a copy is the work."""
         import torch
 
-        from kernelgym.judge.inputs import make_inputs
+        from kernelgym.judge.inputs import input_leaves, make_inputs
         from kernelgym.tasks.task import TaskError
 
         try:
@@ -916,7 +916,7 @@ class Session:
             return 0
         module, _ = self.reference.model(self.task, self.init_seed)
         inputs = make_inputs(module, seed, self.reference.device)
-        return sum(int(x.numel()) * int(x.element_size()) for x in inputs if torch.is_tensor(x))
+        return sum(int(x.numel()) * int(x.element_size()) for x in input_leaves(inputs) if torch.is_tensor(x))
 
     def _aliasing_refused(self, desc: dict, index: int, seed: int, outlier: int) -> TrialCheck | None:
         """A failing check when the candidate's output ``index`` shares memory with one of its call's inputs (a view

@@ -36,6 +36,7 @@ import torch
 
 from kernelgym.judge.activity import ActivityRecorder as _ActivityRecorder
 from kernelgym.judge.activity import merge as _merge_spans
+from kernelgym.judge.inputs import input_leaves as _input_leaves
 
 _perf_counter = time.perf_counter
 _cuda_sync = torch.cuda.synchronize
@@ -144,6 +145,15 @@ def prompt_gil():
 POISON_BYTE = 0xFF
 
 
+#: how long (ms) a timed call's inputs may wait for their seed on the worker's command channel (the runner's ``seed``
+#: line, sent once the call before is sealed: the runner's turnaround and the pipe, 0.015-0.16 ms on this repository's
+#: CPU) before the wait counts as the call's own time (:attr:`CallTimer.seed_wait_ms`). A reader of the channel the
+#: worker cannot see (a native thread of the candidate's, or a child process: no Python frame shows either) can take the
+#: seed line first, do that call's work, and write the line back only then: the worker waits the while, outside the
+#: call's timed interval (a red-team helper, round 44: ``ok`` at about half the honest GEMV's time on the CPU, the
+#: runner's clock satisfied within its slack). Whoever holds the line, the worker's wait shows it.
+SEED_WAIT_ALLOWANCE_MS = 0.5
+
 #: bytes of each input tensor sampled after every timed call (:func:`sample_inputs`)
 INPUT_SAMPLE_BYTES = 1 << 16
 
@@ -160,9 +170,10 @@ def sample_inputs(values, salt: int) -> tuple:
     call (so nothing written there reaches a later call), never the memory of an output (:func:`layout` with
     :func:`held_storages`), and the runner compares outputs with a reference run on inputs of its own. What the salt
     did give away until round 42 was the block's seed, from which every later call's inputs followed; each call's
-    seed now comes from the runner in its turn (``Session._read_block``, :func:`kernelgym.judge.inputs.call_seed`)."""
+    seed now comes from the runner in its turn (``Session._read_block``, :func:`kernelgym.judge.inputs.call_seed`).
+    Nested inputs are sampled as top-level ones (:func:`kernelgym.judge.inputs.input_leaves`, round 44)."""
     out = []
-    for k, value in enumerate(values):
+    for k, value in enumerate(_input_leaves(values)):
         if not _is_tensor(value) or not value.numel():
             out.append(None)
             continue
@@ -288,8 +299,9 @@ def held_storages(inputs) -> tuple:
     them as well as against the storages the inputs have after it. A forward that pointed its input at another
     storage (``x.set_(...)``, ``x.data = ...``) and returned a view of the input's own memory passed the aliasing
     check, which read the inputs' storages after the call only (a red-team helper, round 39). Holding them also keeps
-    that memory from being handed to an output of the same call. Only functions bound at import are called."""
-    return tuple(_untyped_storage(x) for x in inputs if _is_tensor(x))
+    that memory from being handed to an output of the same call. Nested inputs count
+    (:func:`kernelgym.judge.inputs.input_leaves`). Only functions bound at import are called."""
+    return tuple(_untyped_storage(x) for x in _input_leaves(inputs) if _is_tensor(x))
 
 
 def layout(tensor, inputs=(), held=()) -> dict:
@@ -301,11 +313,13 @@ def layout(tensor, inputs=(), held=()) -> dict:
     expanded or lazy output dense, so its own layout says nothing of the forward's), with whether it shares memory
     with one of the call's ``inputs`` (a view of an input: the snapshot's clone copies it, untimed, where the
     reference's output is a fresh tensor; any overlap of their storages' bytes, :func:`_overlaps`), now or, for the
-    storages in ``held`` (:func:`held_storages`, taken before the call), when the call began. Only functions bound
-    at import are called."""
+    storages in ``held`` (:func:`held_storages`, taken before the call), when the call began; nested inputs as
+    top-level ones (:func:`kernelgym.judge.inputs.input_leaves`: until round 44 a view of a nested input was not
+    seen). Only functions bound at import are called."""
     own = _untyped_storage(tensor)
     start, size = _storage_ptr(own), _storage_nbytes(own)
-    aliases = size > 0 and (any(_is_tensor(x) and _overlaps(start, size, _untyped_storage(x)) for x in inputs)
+    aliases = size > 0 and (any(_is_tensor(x) and _overlaps(start, size, _untyped_storage(x))
+                                for x in _input_leaves(inputs))
                             or any(_overlaps(start, size, storage) for storage in held))
     return {"strides": list(_stride(tensor)), "contiguous": bool(_is_contiguous(tensor)),
             "lazy": bool(_is_neg(tensor)) or bool(_is_conj(tensor)), "device": _str(_device_of(tensor)),
@@ -318,9 +332,10 @@ def scrub(values) -> None:
     Contract: called on tensors the caller is about to release (a call's inputs and outputs, after any snapshot of
     them was taken), so that memory the caching allocator hands out next never holds an earlier call's results.
     Whole storages are filled (not just the viewed elements), so views, expanded and strided outputs are covered;
-    a storage shared with the candidate's own state (an output it also kept) is poisoned too, on purpose.
+    a storage shared with the candidate's own state (an output it also kept) is poisoned too, on purpose. Tensors in
+    lists and tuples among ``values`` (nested inputs, :func:`kernelgym.judge.inputs.input_leaves`) are scrubbed too.
     """
-    for value in values:
+    for value in _input_leaves(values):
         if _is_tensor(value):
             storage = _untyped_storage(value)
             if storage.nbytes():
@@ -402,6 +417,11 @@ class CallTimer:
                  scrub_released: bool = False, method: str | None = None):
         self.fn, self.make_args = fn, make_args
         self.scrub_released = scrub_released
+        #: how long (ms) the inputs' maker waited for the seed of the call whose inputs it made last (the worker's
+        #: maker sets it, ``worker._revealed_inputs``; 0 where nothing was waited for); :meth:`time_block` reads it
+        #: right after the maker returns, before any code of the candidate's runs, and counts what is beyond
+        #: :data:`SEED_WAIT_ALLOWANCE_MS` as the call's time
+        self.seed_wait_ms = 0.0
         self.method = check_method(method or TIMING_METHOD)
         self.device, self.on_gpu = device, device.startswith("cuda")
         self.flusher = flusher or L2Flusher(device)
@@ -465,8 +485,10 @@ class CallTimer:
         outputs' layouts and the inputs it wrote into (``None`` where not taken) right after these are taken, before
         any code of the candidate's can run again (the next call, a finalizer freed with the call's outputs): the
         worker sends them to the runner there (:data:`SEAL_EVENT`), out of the reach of later code, which could
-        rewrite the lists they are also appended to (a red-team helper, round 36)."""
+        rewrite the lists they are also appended to (a red-team helper, round 36). A call's time includes what its
+        inputs' maker waited for their seed beyond :data:`SEED_WAIT_ALLOWANCE_MS` (:attr:`seed_wait_ms`, round 44)."""
         block: list[float] = []
+        late: list[float] = []  # per call, the seed's wait counted as its time
         self.refused_snapshots = []
         stage = self.stage_recorder
         own = self.on_gpu and self.method == "activity" and stage is None
@@ -477,9 +499,14 @@ class CallTimer:
             for k in range(calls):
                 t = _perf_counter()
                 args = self.make_args(len(self.times))
+                waited, self.seed_wait_ms = self.seed_wait_ms, 0.0  # read before any code of the candidate's runs
+                late.append(_seed_wait_counted(waited))
+                steps["seed_wait"] += waited
+                # every input, nested ones too, as the call gets them: a list the forward rebuilds is not read again
+                leaves = _input_leaves(args)
                 t = _lap(steps, "inputs", t)
-                before = sample_inputs(args, salt) if changed is not None else None
-                held = held_storages(args) if layouts is not None else ()  # the inputs' memory as the call gets it
+                before = sample_inputs(leaves, salt) if changed is not None else None
+                held = held_storages(leaves) if layouts is not None else ()  # the inputs' memory as the call gets it
                 t = _lap(steps, "samples", t)
                 self.flusher()
                 t = _lap(steps, "flush", t)
@@ -506,7 +533,7 @@ class CallTimer:
                     outs = ()
                 shown = sample = wrote = None  # this call's, kept here for its seal (the lists are reachable)
                 if layouts is not None:
-                    shown = tuple(layout(o, args, held) if _is_tensor(o) else None for o in outs)
+                    shown = tuple(layout(o, leaves, held) if _is_tensor(o) else None for o in outs)
                     layouts.append(shown)
                 t = _lap(steps, "layouts", t)
                 if keep is not None:
@@ -518,7 +545,7 @@ class CallTimer:
                         samples.append((call_key, sample))
                         t = _lap(steps, "snapshot_sample", t)
                 if changed is not None:
-                    wrote = changed_inputs(before, sample_inputs(args, salt))
+                    wrote = changed_inputs(before, sample_inputs(leaves, salt))
                     changed.append(wrote)
                     t = _lap(steps, "changed", t)
                 sealed = None
@@ -527,14 +554,14 @@ class CallTimer:
                     t = _lap(steps, "seal", t)
                 if self.scrub_released:
                     scrub(outs)
-                    scrub(args)
+                    scrub(leaves)
                 # the call's inputs and outputs dropped (a finalizer or weakref callback of the candidate's runs here)
                 # before the seal leaves: once it has, the runner sends the next call's seed, and no code of the
                 # candidate's may run between then and that call's timed interval (round 43: a weakref callback on
                 # the output, run here after the seal, waited for the runner's seed line without consuming it,
                 # made the next call's inputs and did its work, outside the interval). The seal's frame was made
                 # above (immutable bytes: round 36's finalizer cannot rewrite it); ``seal`` returns its sender
-                del args, out, outs, held
+                del args, leaves, out, outs, held
                 t = _lap(steps, "scrub", t)
                 if sealed is not None:
                     sealed()
@@ -545,17 +572,26 @@ class CallTimer:
                 self.times.append(elapsed)
                 block.append(elapsed)
         self.step_ms = {name: round(v / max(calls, 1), 4) for name, v in steps.items()}
+        first = len(self.times) - calls
         if own:
             self.recorder_ms = recorder.host_ms
-            first = len(self.times) - calls
             spans = recorder.spans_ms()
             block[:] = self.times[first:] = _merge_spans(block, [spans.get(k) for k in range(calls)])
+        if any(late):  # under either method: the wait was before the call's interval, on no device's record
+            block[:] = self.times[first:] = [ms + extra for ms, extra in zip(block, late)]
         return block
 
 
+def _seed_wait_counted(waited_ms: float) -> float:
+    """What of a timed call's wait for its seed (``waited_ms``, :attr:`CallTimer.seed_wait_ms`) counts as the call's
+    time: the part beyond :data:`SEED_WAIT_ALLOWANCE_MS` (0 for what is not a finite, positive number)."""
+    extra = waited_ms - SEED_WAIT_ALLOWANCE_MS
+    return extra if extra > 0.0 and extra < math.inf else 0.0
+
+
 #: the steps of a timed call whose host time :attr:`CallTimer.step_ms` reports, in their order
-BLOCK_STEPS = ("inputs", "samples", "flush", "settle", "call", "layouts", "snapshot", "snapshot_sample", "changed",
-               "seal", "after_call", "scrub")
+BLOCK_STEPS = ("seed_wait", "inputs", "samples", "flush", "settle", "call", "layouts", "snapshot", "snapshot_sample",
+               "changed", "seal", "after_call", "scrub")
 
 #: the event of the frame a worker sends for each timed call of a block, before the block's ``timing`` frame, right
 #: after the call's sample and layouts are taken (``seal`` of :meth:`CallTimer.time_block`): ``{"event": "seal",

@@ -59,6 +59,7 @@ from kernelgym.judge import activity as _activity  # noqa: E402  (the activity t
 from kernelgym.judge import profile as _profile  # noqa: E402  (the torch-use measurement, watched)
 from kernelgym.judge import inputs as _inputs_module  # noqa: E402  (watched whole: the timed calls' inputs)
 from kernelgym.judge.inputs import NO_OUTLIERS, as_tuple, build_model, call_seed, make_inputs  # noqa: E402
+from kernelgym.judge.inputs import input_leaves as _input_leaves  # noqa: E402
 from kernelgym.judge.profile import HostReads, LaunchCounter, candidate_kernel_names, profile_forward  # noqa: E402
 from kernelgym.judge.device_transfer import device_index, write_into  # noqa: E402
 from kernelgym.judge import protocol as _protocol  # noqa: E402
@@ -81,6 +82,7 @@ import time as _time  # noqa: E402
 import signal as _signal  # noqa: E402
 
 _getsignal = _signal.getsignal
+_perf_counter = _time.perf_counter
 
 _equal = torch.equal
 _isnan, _where = torch.isnan, torch.where
@@ -215,6 +217,7 @@ def _watched(launch_methods: tuple = ()) -> dict:
     for name in ("_time_block", "_warm_up", "_record_stage", "_stage_spans", "_clone", "_equal", "_is_tensor",
                  "_type", "_readline", "_CallTimer", "_scrub", "_layout", "as_tuple", "build_model", "call_seed",
                  "make_inputs", "_next_call_seed", "_revealed_inputs", "_SEED_VERB", "_len",  # each call's seed
+                 "_seed_and_wait", "_perf_counter", "_input_leaves",
                  "_encode_frame", "_os_write", "_write_all", "_only_threads", "_BASE_THREADS",
                  "_handlers_unchanged", "_BASE_HANDLERS", "_getsignal", "_no_send",
                  "write_tensor", "write_into", "device_index", "tensor_header", "write_frame",
@@ -287,17 +290,27 @@ def _next_call_seed() -> int:
     sends when it has read the previous call's seal. Anything else on the command channel at that point was put
     there by no code of the judge's (the candidate's, reading the channel first): an error, the block's
     ``runtime_error``."""
+    return _seed_and_wait()[0]
+
+
+def _seed_and_wait() -> tuple[int, float]:
+    """:func:`_next_call_seed`'s seed, and how long (ms) the worker was blocked reading the command channel for its
+    line: the runner's turnaround and the pipe, unless something else read the line first and held it (a native
+    thread or a child process of the candidate's, which the checks below cannot see: round 44). The timer counts
+    the wait beyond :data:`kernelgym.judge.timing.SEED_WAIT_ALLOWANCE_MS` as the call's time."""
     if not _only_threads():
         raise RuntimeError("a thread of the candidate's ran while the worker waited for the runner's seed of the next "
                            "timed call (it could read the seed first and do that call's work before its interval)")
     if not _handlers_unchanged():
         raise RuntimeError("a signal handler of the candidate's was set while the worker waited for the runner's seed "
                            "of the next timed call (run in the wait, it could read the seed first)")
+    asked = _perf_counter()
     words = _readline().split()
+    waited = (_perf_counter() - asked) * 1e3
     if _len(words) != 2 or words[0] != _SEED_VERB or not words[1].isascii() or not words[1].isdigit() or \
             _len(words[1]) > 20:
         raise RuntimeError("the runner's seed for the next timed call was not on the command channel")
-    return int(words[1])
+    return int(words[1]), waited
 
 
 def _no_send() -> None:
@@ -362,7 +375,11 @@ def _revealed_inputs(module, device: str, seed: int, timer, probe: int = -1, out
         if known is None:
             if i != first + _len(seeds) or _len(timer.times) != i:
                 raise RuntimeError(f"the inputs of timed call {i} were asked for before their turn")
-            known = seeds[i] = _next_call_seed() if runner else call_seed(seed, i - first)
+            if runner:  # how long it waited for the seed counts in the call's time beyond an allowance (round 44)
+                known, timer.seed_wait_ms = _seed_and_wait()
+            else:
+                known = call_seed(seed, i - first)
+            seeds[i] = known
         return make_inputs(module, known, device, outlier if i - first == probe else NO_OUTLIERS)
 
     return make
@@ -691,9 +708,13 @@ class Worker:
 
     # -- trials and the profiled forward ----------------------------------------------------------------------
     def trial(self, seed: int, outlier: int) -> bool:
+        """One forward on inputs from ``seed`` (with ``outlier``'s outliers), its outputs described and sent; every
+        input, nested ones too, compared whole with a copy taken before the call (``mutated_inputs``: their indices
+        in :func:`~kernelgym.judge.inputs.input_leaves`' order), and scrubbed after it."""
         inputs = make_inputs(self.module, seed, self.device, outlier=outlier)
-        copies = [_clone(x) if _is_tensor(x) else x for x in inputs]
-        held = _held_storages(inputs)  # the inputs' memory as the forward gets it (timing.layout)
+        leaves = _input_leaves(inputs)  # before the call: a nested list the forward rebuilds is not read again
+        copies = [_clone(x) if _is_tensor(x) else x for x in leaves]
+        held = _held_storages(leaves)  # the inputs' memory as the forward gets it (timing.layout)
         self.launches.counts.clear()
         reads = self.host_reads.count
         self.host_reads.begin(self.model)  # what the forward's factories make, and the model's state, from now
@@ -708,11 +729,11 @@ class Worker:
             self.host_reads.end()
         reads = self.host_reads.count - reads
         own = self.launches.own(self.own_names) if self.launches.installed else None
-        mutated = [i for i, (a, b) in enumerate(zip(inputs, copies)) if _is_tensor(a) and not _unchanged(a, b)]
-        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None, inputs=inputs,
+        mutated = [i for i, (a, b) in enumerate(zip(leaves, copies)) if _is_tensor(a) and not _unchanged(a, b)]
+        sent = self.send_outputs(outputs, mutated, own, reads if self.host_reads.installed else None, inputs=leaves,
                                  held=held)
         _scrub(outputs)  # released: nothing of this call's results survives for a later call to pick up
-        _scrub(inputs)
+        _scrub(leaves)
         return sent
 
     def profile(self, seed: int) -> bool:
@@ -722,7 +743,8 @@ class Worker:
         self.launches.counts.clear()
         try:
             inputs = make_inputs(self.module, seed, self.device)
-            held = _held_storages(inputs)
+            leaves = _input_leaves(inputs)  # before the call, as in a trial
+            held = _held_storages(leaves)
             reads = self.host_reads.count
             self.host_reads.begin(self.model)
             try:
@@ -738,9 +760,9 @@ class Worker:
         report["host_reads"] = reads if self.host_reads.installed else None
         report["interpreter_launches"] = dict(self.launches.counts)
         self.send({"event": Event.PROFILE, "report": report})
-        sent = self.send_outputs(as_tuple(output), [], inputs=inputs, held=held)
+        sent = self.send_outputs(as_tuple(output), [], inputs=leaves, held=held)
         _scrub(as_tuple(output))
-        _scrub(inputs)
+        _scrub(leaves)
         return sent
 
     def send_outputs(self, outputs: tuple, mutated: list[int], own_launches: int | None = None,
