@@ -199,3 +199,13 @@ def test_bench_runs_the_benchmark_script(tmp_path, capsys):
 def test_tasks_list_accepts_tasks_option(capsys):
     assert cli.main(["tasks", "list", "--tasks", str(DATA / "tasks"), "--ids"]) == 0
     assert capsys.readouterr().out.startswith("L1/1_scaled_relu")
+
+
+def test_the_markdown_report_lists_the_files_the_judge_failed_on():
+    """``report.json``'s ``judge_faults`` (no verdict on those files: counted as failed until ``--resume``) are named
+    in ``report.md`` too, not only in the JSON (user QA, round 4)."""
+    report = metrics.tables(SET, {}, ps=(0, 1), ks=(1,))
+    assert "judge failed" not in render_markdown(report)
+    report["judge_faults"] = ["L1/1_a.py"]
+    text = render_markdown(report)
+    assert "## Files the judge failed on" in text and "- `L1/1_a.py`" in text

@@ -65,6 +65,9 @@ def render_markdown(report: dict) -> str:
     if report.get("missing_tasks"):
         lines += ["## Tasks without a file (counted as failed)", "", ", ".join(f"`{t}`" for t in report["missing_tasks"]),
                   ""]
+    if report.get("judge_faults"):
+        lines += ["## Files the judge failed on (counted as failed; `--resume` evaluates them again)", ""]
+        lines += [f"- `{f}`" for f in report["judge_faults"]] + [""]
     if report.get("unmatched"):
         lines += ["## Files not evaluated", ""] + [f"- `{u['file']}`: {u['reason']}" for u in report["unmatched"]]
         lines.append("")
