@@ -206,7 +206,7 @@ def test_an_empty_selection_names_the_filters_and_what_there_is(tmp_path):
     kb = str(kernelbench_tree(tmp_path / "kb"))
     with pytest.raises(ValueError, match=r"pattern='L1/\*conv\*'.*5 tasks.*L1/1_Scale_by_scalar"):
         gym.make("KernelBench-v0", tasks=kb, pattern="L1/*conv*", evaluator=InstantEvaluator())
-    with pytest.raises(ValueError, match=r"categories=\['Loss'\].*categories there: Activation, Fusion, Reduce"):
+    with pytest.raises(ValueError, match=r"categories=\['Loss'\].*categories there: Activation, Math, Reduce"):
         KernelEnv(tasks=kb, task_set="kernelbench", categories=["Loss"], evaluator=InstantEvaluator())
 
 
@@ -238,3 +238,16 @@ def test_a_reference_that_fails_to_import_is_the_judges_fault_not_the_candidates
     result = judge.evaluate(broken, GOOD)
     assert result.status == "crashed" and "not the candidate's fault" in result.message, result.message
     assert result.judge_fault and [f["name"] for f in result.flags] == ["judge_error"]
+
+
+def test_a_level_one_problems_category_is_not_guessed_from_its_number_and_path():
+    """``L1/1_Scale_by_scalar`` was guessed ``Fusion``: its level's path and number gave it three underscores. A
+    name without a hint is ``Math`` at level 1 (single operations) and ``Fusion`` from level 2 on."""
+    from kernelgym.tasks import guess_category
+
+    assert guess_category("L1/1_Scale_by_scalar", 1) == "Math"
+    assert guess_category("L1/1_Scale_by_scalar") == "Math"
+    assert guess_category("L2/7_Scale_Shift_Clamp", 2) == "Fusion"
+    assert guess_category("L3/5_AlexNet", 3) == "Fusion"
+    assert guess_category("L1/19_ReLU", 1) == "Activation"
+    assert guess_category("L2/12_Gemm_Multiply_LeakyReLU", 2) == "MatrixMultiply"  # the first hint, as before

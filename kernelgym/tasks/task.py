@@ -44,6 +44,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import hashlib
+import re
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,12 +225,19 @@ def read_metadata(source: str, where: str = "<source>") -> dict:
     return {}
 
 
-def guess_category(name: str) -> str:
-    lowered = name.lower()
+def guess_category(name: str, level: int | None = None) -> str:
+    """A category for a task without one in its metadata, from its name (``L1/19_ReLU``, ``12_Gemm_Scale``): the
+    first of :data:`_CATEGORY_HINTS` whose hint the name holds; else ``Fusion`` for level 2 and above (fusions and
+    whole architectures), ``Math`` for level 1 (single operations), and, the level unknown, ``Fusion`` for a name of
+    four words or more. The level's path and the problem's number are not part of the name (``1_Scale_by_scalar`` was
+    guessed ``Fusion`` from their underscores: user QA, round 4)."""
+    lowered = re.sub(r"^\d+_", "", name.lower().rsplit("/", 1)[-1])
     for category, hints in _CATEGORY_HINTS:
         if any(h in lowered for h in hints):
             return category
-    return "Fusion" if "_" in lowered and lowered.count("_") >= 3 else "Math"
+    if level is not None:
+        return "Fusion" if level >= 2 else "Math"
+    return "Fusion" if lowered.count("_") >= 3 else "Math"
 
 
 _KNOWN_KEYS = {"category", "dtype", "precision", "flops", "bytes", "small", "atol", "rtol", "check", "level", "id",
@@ -250,7 +258,7 @@ def task_from_source(source: str, task_id: str, level: int, path: str | None = N
     for required in ("class Model", "def get_inputs", "def get_init_inputs"):
         if required not in source:
             raise TaskError(f"{where}: a KernelBench task needs `{required}`")
-    category = meta.get("category") or guess_category(task_id)
+    category = meta.get("category") or guess_category(task_id, level)
     if category not in CATEGORIES:
         raise TaskError(f"{where}: category {category!r} is not one of {', '.join(CATEGORIES)}")
     dtype = meta.get("dtype", "float32")
