@@ -105,6 +105,7 @@ def test_eval_lists_failing_files_and_refuses_to_overwrite_a_report(tmp_path):
     lines = first.stdout.splitlines()
     assert "2 files, 1 tasks: 1 compiled, 1 correct" in first.stdout
     assert "failed: 1 file(s)" in lines
+    assert "pass@1 0.500" in lines  # one task, two samples, one correct (pass@k was in the report files only)
     (failed,) = [line for line in lines if "1_scaled_relu/1.py" in line]
     assert "compile_error" in failed and len(failed.split("compile_error", 1)[1].strip()) > 0  # its message
     assert not any("1_scaled_relu/0.py" in line for line in lines)

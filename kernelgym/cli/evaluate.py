@@ -136,6 +136,9 @@ def run_folder(args: argparse.Namespace, root: Path) -> int:
               f"{overall['tasks']} tasks unanswered, {report['samples_per_task']} sample(s) per task), counted as "
               "failed; narrow the tasks with --level/--category/--pattern/--task")
     print("  ".join(f"{k} {v:.3f}" for k, v in overall["fast_p"].items()))
+    passes = {k: v for k, v in overall.get("pass_at_k", {}).items() if v is not None}  # tasks with >= k samples
+    if passes:
+        print("  ".join(f"{k} {v:.3f}" for k, v in passes.items()))
     geo = overall["geomean_speedup"]
     print(f"geomean speedup {geo:.3f}" if geo is not None else "geomean speedup: not measured")
     print(timing_note(evaluation.report))
