@@ -12,7 +12,11 @@ spans'), the spread of the null blocks' overheads, and the worker's CPU wait per
 host's load); since the twenty-third session, which blocks had a probe (``runner_block_probed``): the fastest
 block's wall per call among those with a probe and among those without (a probe's outlier inputs are drawn on the
 host inside its block). Rows the bound rejected (``timing_wall_mismatch``) are listed apart, with the factor the
-bound put on the worker's synchronized median. Prints the raised rows (every row with ``--all``) and a summary: how
+bound put on the worker's synchronized median. Since 5d8971d, the late null blocks (``late_null_overheads_ms``: how many
+rows ran them, their least overhead over the early one's) and which raises were the bound's (a row can also be raised
+by the compared calls' floor); since 707421e, the worker's wait for each call's seed in the fastest block
+(``seed_wait`` of ``fastest_block_steps_ms``, per call; the part beyond 0.5 ms counts as the call's time). Prints
+the raised rows (every row with ``--all``) and a summary: how
 many were raised, by how much, and the median excess. An honest run wants few raised rows and no rejected ones: a
 raise is a kernel charged for time that was not its own.
 """
@@ -102,6 +106,11 @@ def row_figures(row: dict) -> dict | None:
     # have kept, over the reported median
     unwitnessed = spread.get("unwitnessed_bound_ms")
     out["raised_without_witness"] = max(reported, unwitnessed) / reported if unwitnessed is not None else None
+    out["by_bound"] = (spread.get("runner_bound_ms") or 0.0) > reported * RAISED
+    late = spread.get("late_null_overheads_ms") or []
+    early = spread.get("null_overhead_ms")
+    out["late_over_early"] = max(0.0, min(late)) / early if late and early else None
+    out["seed_wait_ms"] = (spread.get("fastest_block_steps_ms") or {}).get("seed_wait")
     return out
 
 
@@ -116,7 +125,21 @@ def summary(figures: list[dict]) -> dict:
             "witness_failed": sum(bool(f.get("witness_failure")) for f in figures),
             "witness_over_null": sorted(round(r, 2) for r in ratios),
             "raised_without_witness_by": sorted((round(f["raised_without_witness"], 2) for f in witnessed
-                                                 if (f.get("raised_without_witness") or 0) > RAISED), reverse=True)}
+                                                 if (f.get("raised_without_witness") or 0) > RAISED), reverse=True),
+            "raised_by_bound": sum(f["raised"] > RAISED and f.get("by_bound", False) for f in figures),
+            "late_rounds": sum(f.get("late_over_early") is not None for f in figures),
+            "late_over_early": sorted(round(f["late_over_early"], 2) for f in figures
+                                      if f.get("late_over_early") is not None),
+            "seed_wait_ms": _spread_of([f["seed_wait_ms"] for f in figures if f.get("seed_wait_ms") is not None])}
+
+
+def _spread_of(values: list[float]) -> dict | None:
+    """The median and the largest of ``values`` (ms), and how many pass the seed's 0.5 ms allowance; ``None`` where
+    there are none."""
+    if not values:
+        return None
+    return {"median": round(statistics.median(values), 4), "max": round(max(values), 4),
+            "over_allowance": sum(v > 0.5 for v in values), "rows": len(values)}
 
 
 def _fmt(v, spec=".3f") -> str:
@@ -163,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
                  if f["probed_fastest_ms"] is not None and f["plain_fastest_ms"] is not None]
         print(f"timed {s['timed']}, raised {s['raised']} (by {s['raised_by'][:12]}), "
               f"median excess {s['median_excess_ms']} ms, rejected by the bound {s['rejected']}")
+        print(f"raised by the bound {s['raised_by_bound']}; late null rounds {s['late_rounds']} (least late overhead "
+              f"over the early one {s['late_over_early'][:12]}); seed wait per call in the fastest block "
+              f"{s['seed_wait_ms'] or 'not recorded'}")
         if split:
             print(f"rows with blocks of both kinds {len(split)}: the fastest probed block's wall per call over the "
                   f"fastest plain one's, median {statistics.median(p / q for p, q in split):.2f}")

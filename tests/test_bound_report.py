@@ -88,3 +88,21 @@ def test_the_report_says_what_the_witnesses_measured(capsys, tmp_path):
     assert "witnesses: 2 measured, 1 gave the bound, 1 failed; witness overhead over the null calls' [0.8, 1.5]; " \
            "without them the null calls' bound would have raised 1 of these (by [1.6])" in printed
     assert "witness failed for c: crashed: gone" in printed
+
+
+def test_the_late_null_rounds_and_the_raises_that_were_the_bounds_are_reported(capsys):
+    """On the H100 at 5d8971d (docs/BENCHMARKS.md, thirty-ninth session): the late round ran in 6 of 69 rows, at 1.03
+    to 1.76 times the early overhead, and the one raised row (L1/97, 1.08) was raised by the compared calls' floor,
+    not by the bound; at 272e5ab, before the late blocks, the bound raised 8."""
+    module = _report_module()
+    late = module.summary([f for f in map(module.row_figures, module.read_rows(
+        RESULTS / "datasets_h100_2026-12-07r_5d8971d.tgz")) if f is not None])
+    assert late["timed"] == 69 and late["raised"] == 1 and late["raised_by_bound"] == 0
+    assert late["late_rounds"] == 6 and late["late_over_early"][0] == pytest.approx(1.03, abs=0.01)
+    assert late["late_over_early"][-1] == pytest.approx(1.76, abs=0.01)
+    assert late["seed_wait_ms"] is None  # measured before 707421e
+    before = module.summary([f for f in map(module.row_figures, module.read_rows(
+        RESULTS / "datasets_h100_2026-12-07q_272e5ab.tgz")) if f is not None])
+    assert before["raised"] == before["raised_by_bound"] == 8 and before["late_rounds"] == 0
+    assert module.main([str(RESULTS / "datasets_h100_2026-12-07r_5d8971d.tgz")]) == 0
+    assert "raised by the bound 0; late null rounds 6" in capsys.readouterr().out
