@@ -337,8 +337,6 @@ def test_no_late_null_blocks_where_the_bound_does_not_raise_or_under_the_activit
 def test_a_flag_in_a_late_null_blocks_frame_is_the_candidates_rejection():
     """Late null blocks run after the candidate's code: an integrity flag in their frames is the candidate's doing,
     rejected as a candidate block's is, not the judge's error as in the null blocks before it loaded."""
-    import types
-
     from kernelgym.judge.result import EvalResult
     from kernelgym.judge.session import Session
     from kernelgym.judge.verdict import Verdict
@@ -346,7 +344,9 @@ def test_a_flag_in_a_late_null_blocks_frame_is_the_candidates_rejection():
     frame = {"event": "timing", "times_ms": [0.1], "integrity_flags": [["monkeypatch", "torch.empty was replaced"]]}
     session = Session.__new__(Session)
     session.__dict__.update({"result": EvalResult(task_id="t"), "send": lambda *words: None, "null_steps": [],
-                             "late_null_steps": [], "_read_block": lambda calls, null, seeds: (frame, [])})
+                             "late_null_steps": [], "_read_block": lambda calls, null, seeds: (frame, []),
+                             # the late block's ready frame (round 45), unflagged here
+                             "expect": lambda *events: {"event": "timing_ready"}, "late_ready_ms": []})
     with pytest.raises(Verdict) as late:
         session.null_block(1, "[]", late=True)
     assert late.value.status == "rejected" and "torch.empty was replaced" in late.value.message

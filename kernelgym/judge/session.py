@@ -176,6 +176,7 @@ class Session:
         self.late_clock: BlockClock | None = None
         self._late_wanted = 0
         self.late_null_steps: list[dict | None] = []
+        self.late_ready_ms: list[float] = []  # per late null block, the wait for its timing_ready frame (ms)
         self._early_refs: tuple | None = None  # (seed, outputs) of the reference, computed for the null calls
         self._seeds: dict[tuple, int] = {}  # (trial kind, index) -> its secret seed, outside a batch plan
         self.compared_ms: list[float] = []  # the reported times of the timed calls whose outputs were compared
@@ -494,15 +495,31 @@ class Session:
         """One block of ``calls`` null calls (``null``) returning outputs of ``specs`` (the reference's, described);
         its times, checked. Run by the candidate's worker before its candidate loads, and by a witness
         (:mod:`kernelgym.judge.witness`), which never loads one; ``late``: by the candidate's worker in the timing
-        stage (:meth:`_late_null_round`), where a flag in its frames is the candidate's doing, a rejection."""
+        stage (:meth:`_late_null_round`), where a flag in its frames is the candidate's doing, a rejection, and the
+        worker answers the command with a ``timing_ready`` frame once the block is set up (:meth:`_late_null_ready`)."""
         secret = secret_seed()  # the block's seed, kept here: each call's is sent as a candidate block's is
         self.send(Command.NULL, calls, call_seed(secret, 0), specs)
+        if late:
+            self._late_null_ready()
         # the null calls' seals: the judge's own code, nothing to check
         header, _ = self._read_block(calls, null=not late, seeds=lambda index: call_seed(secret, index))
         if not late:
             self._null_frame_unflagged(header)
         (self.late_null_steps if late else self.null_steps).append(step_report(header.get("step_ms")))
         return self._block_times(header, calls)
+
+    def _late_null_ready(self) -> None:
+        """Wait for a late null block's ``timing_ready`` frame (``Worker._late_null_ready``) and record how long that
+        took (``late_ready_ms``): the runner's clock on the block counts from there (:meth:`late_null_overheads`).
+        Candidate code that ran before the worker read the ``null`` line (round 45: a finalizer of the collection the
+        worker runs between commands peeked at the line and slept before a null block alone) is left out. A flag in
+        the frame (a function the block calls replaced, a thread of the candidate's) is the candidate's rejection."""
+        started = time.perf_counter()
+        header = self.expect(Event.TIMING_READY)
+        self.late_ready_ms.append((time.perf_counter() - started) * 1e3)
+        flags = integrity_flags(header)
+        if flags:
+            raise self.reject(str(flags[0][0]), f"before a late null block: {flags[0][1]}")
 
     def expect_ready(self) -> None:
         """Wait for the worker's ``ready`` (its start-up done, nothing of a candidate run)."""
@@ -1316,18 +1333,26 @@ class Session:
         the host's steps have now (:func:`~kernelgym.judge.wallclock.late_null_overhead_ms`). Returns the candidate
         blocks run."""
         self.late_clock = BlockClock(lambda calls: self.null_block(calls, self.null_specs, late=True))
+        self.late_ready_ms = []
         self._late_wanted = NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS
         for _ in range(self._late_wanted):
             self._checked_blocks(block, probes=False)
         return NULL_WARMUP_BLOCKS + LATE_NULL_BLOCKS
 
     def late_null_overheads(self) -> list[float]:
-        """Each counted late null block's wall per call less its median (ms; empty where none ran)."""
+        """Each counted late null block's overhead per call (ms; empty where none ran): its wall per call by the
+        runner's clock, less the wait for its ``timing_ready`` frame (:meth:`_late_null_ready`, before the block
+        began), less the mean of its calls' times. The mean, not the median: a call's time includes the worker's
+        wait for its seed beyond an allowance (round 44), and a reader of the command channel that held the seed
+        lines of a minority of a null block's calls would leave the median where it was and put its hold into the
+        overhead (round 45)."""
         clock = self.late_clock
         if clock is None:
             return []
-        pairs = list(zip(clock.per_call_ms, clock.block_medians()))[NULL_WARMUP_BLOCKS:]
-        return [round(wall - median, 4) for wall, median in pairs]
+        ready = list(self.late_ready_ms)
+        ready += [0.0] * (len(clock.calls) - len(ready))  # a stand-in's null blocks, without the frame
+        rows = list(zip(clock.per_call_ms, clock.block_means(), ready, clock.calls))[NULL_WARMUP_BLOCKS:]
+        return [round(wall - ready_ms / max(calls, 1) - mean, 4) for wall, mean, ready_ms, calls in rows]
 
     def _witness_wanted(self, bound: float) -> bool:
         """Whether a lazy witness is to be called now (:mod:`kernelgym.judge.witness`): there is a way to start one,

@@ -106,6 +106,15 @@ class BlockClock:
             medians.append(times[len(times) // 2] if times else 0.0)
         return medians
 
+    def block_means(self) -> list[float]:
+        """Each block's mean time per call, in order (0 for a block without calls)."""
+        means, start = [], 0
+        for calls in self.calls:
+            times = self.times[start:start + calls]
+            start += calls
+            means.append(sum(times) / len(times) if times else 0.0)
+        return means
+
     def overhead_ms(self) -> float:
         """Per-call time outside the timed interval: the fastest block's wall per call minus the median."""
         return max(0.0, min(self.per_call_ms) - self.median_ms()) if self.per_call_ms else 0.0

@@ -350,6 +350,26 @@ def _handlers_unchanged() -> bool:
     return True
 
 
+#: what the null forward calls, bound at import (so watched, as every name of this module): it runs again after the
+#: candidate's code did (the late null blocks), and a ``torch.empty`` or ``json.loads`` looked up when it ran was the
+#: candidate's to replace with one that slept in the null blocks alone (round 45; neither is watched by name)
+_torch_empty, _json_loads, _torch_module, _getattr = torch.empty, json.loads, torch, getattr
+
+
+def _null_forward(specs: str, device: str):
+    """The null blocks' forward: fresh, empty outputs of ``specs`` (the reference's ``describe`` as JSON: tensors of
+    a shape and dtype on ``device``, or scalars, returned as ``0.0``), one output alone, several as a tuple. Calls
+    only functions bound at import."""
+    outputs = [(tuple(d["shape"]), _getattr(_torch_module, d["dtype"])) if d.get("kind") == "tensor" else None
+               for d in _json_loads(specs)]
+
+    def allocate(*args):
+        made = tuple(_torch_empty(o[0], dtype=o[1], device=device) if o is not None else 0.0 for o in outputs)
+        return made[0] if _len(made) == 1 else made
+
+    return allocate
+
+
 def _revealed_inputs(module, device: str, seed: int, timer, probe: int = -1, outlier: int = NO_OUTLIERS):
     """A timed block's inputs' maker for ``timer`` (its ``make_args``, numbered over all of the timer's calls; the
     block's first call is the one after those the timer has timed): the first call on inputs from ``seed``, each later
@@ -817,29 +837,21 @@ class Worker:
         (:data:`kernelgym.judge.wallclock.NULL_WARMUP_BLOCKS`). Once the candidate is loaded (the late null blocks
         of the timing stage, :func:`kernelgym.judge.wallclock.late_null_overhead_ms`: its code could slow them, which
         lowers the bound, so the runner caps what they count) only under the synchronized method, unrecorded: the
-        activity method's recorder is the candidate timer's from then on."""
+        activity method's recorder is the candidate timer's from then on; each on a timer of its own, set up before a
+        ``timing_ready`` frame (:meth:`_late_null_ready`) from which the runner's clock on it starts."""
         late = self.model is not None
         if late and self.req.get("timing_method", "synchronized") != "synchronized":
             return False
-        outputs = [(tuple(d["shape"]), getattr(torch, d["dtype"])) if d.get("kind") == "tensor" else None
-                   for d in json.loads(specs)]
-
-        def allocate(*args):
-            made = tuple(torch.empty(o[0], dtype=o[1], device=self.device) if o is not None else 0.0
-                         for o in outputs)
-            return made[0] if len(made) == 1 else made
-
+        allocate = _null_forward(specs, self.device)
         # the request's method, as the candidate's blocks: with the activity method one recorder spans every null
         # block, as the candidate's stage recorder spans its blocks (its per-op host cost is in both, and its start
         # lands in the warm-up block, whose figures the runner does not use). Until 2026-12-05 the null blocks ran
         # synchronized without a recorder, and on the H200 the candidate's blocks then spent more host time per call
         # than the overhead subtracted from them (docs/BENCHMARKS.md, twenty-second session)
         try:
-            if late and self.late_null_timer is None:
-                self.late_null_timer = _CallTimer(allocate, None, self.device, scrub_released=True,
-                                                  method="synchronized")
-                _made(self.late_null_timer)
-            elif not late and self.null_timer is None:
+            if late:
+                timer = self._fresh_late_null_timer(allocate)
+            elif self.null_timer is None:
                 self.null_timer = _CallTimer(allocate, None, self.device, scrub_released=True,
                                              method=self.req.get("timing_method"))
                 _made(self.null_timer)
@@ -850,7 +862,34 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - the profiler failed to start: the judge's error
             self.error("runtime_error", exc, "the null block")
             return False
+        if late and not self._late_null_ready():
+            return True  # flagged: the runner rejects on the ready frame
         return self._timed_block(timer, calls, [], [], seed, "the null block", [], [], _snapshot_key(seed))
+
+    def _fresh_late_null_timer(self, allocate):
+        """A new timer for a late null block (``late_null_timer``), the previous one dropped first: made and set up
+        inside the command, before :meth:`_late_null_ready`, so whatever the candidate's code hung on the previous
+        one (a weakref callback on its forward or inputs' maker, run when they are replaced: round 45) runs here,
+        outside the runner's clock, and nothing it could reach before the command is used in the block."""
+        old, self.late_null_timer = self.late_null_timer, None
+        if old is not None:
+            _TIMERS_MADE.pop(id(old), None)
+        del old
+        timer = _CallTimer(allocate, None, self.device, scrub_released=True, method="synchronized")
+        _made(timer)
+        self.late_null_timer = timer
+        return timer
+
+    def _late_null_ready(self) -> bool:
+        """The ``timing_ready`` frame of a late null block, set up and about to be timed, with the integrity flags
+        of this moment (a replaced function the block calls, a thread of the candidate's); whether it had none. The
+        runner's clock on the block starts when it reads this frame (``Session.null_block``): candidate code run
+        before the worker read the ``null`` line (a finalizer of the collection between commands, which can peek at
+        that line: round 45) or while the block was set up is outside it, and from here to the block's ``timing``
+        frame only the judge's code runs, each function it calls bound at import and watched."""
+        flags = self.integrity_flags()
+        self.send({"event": Event.TIMING_READY, "integrity_flags": flags})
+        return not flags
 
     def end_null_blocks(self) -> None:
         """Stop the null blocks' recorder (one profiler per process: the candidate's timing starts its own) before
