@@ -36,6 +36,7 @@ import torch
 
 from kernelgym.judge.activity import ActivityRecorder as _ActivityRecorder
 from kernelgym.judge.activity import merge as _merge_spans
+from kernelgym.judge.inputs import as_tuple as _as_tuple
 from kernelgym.judge.inputs import input_leaves as _input_leaves
 
 _perf_counter = time.perf_counter
@@ -526,7 +527,7 @@ class CallTimer:
                     out = self.fn(*args)
                     elapsed = (_perf_counter() - t0) * 1e3
                 t = _lap(steps, "call", t)
-                outs = out if _type(out) in (tuple, list) else (out,)
+                outs = _as_tuple(out)  # as every other reader of outputs: a named tuple's items too
                 refused = snapshot_refusal(outs)
                 if refused:  # the candidate's code would run in the snapshot below: none is taken
                     self.refused_snapshots.append(refused)
