@@ -35,7 +35,8 @@ from __future__ import annotations
 import pytest
 
 from kernelgym.judge.guards import check_source
-from kernelgym.testing.honest import PROFILE, Candidate, FalseAlarm, KnownFalseAlarm, expect, is_static
+from kernelgym.testing.honest import PROFILE, Candidate, FalseAlarm, KnownFalseAlarm, candidate_params, expect, \
+    is_static
 
 
 #: the refusals kept by design on whole candidates
@@ -1111,17 +1112,7 @@ QUICK_RUNS = {"softsign_staticmethods", "softsign_slots_only", "rownorm_dataclas
               "l1loss_autotune_reset"}
 
 def _params(static_only: bool):
-    out = []
-    for name, cand in CANDIDATES.items():
-        for policy in ("partial", "strict"):
-            alarm = getattr(cand, policy)
-            if static_only and not is_static(alarm):
-                alarm = None
-            marks = [pytest.mark.xfail(strict=True, raises=KnownFalseAlarm, reason=alarm.reason())] if alarm else []
-            if not static_only and name not in QUICK_RUNS and not is_static(alarm):
-                marks.append(pytest.mark.slow)
-            out.append(pytest.param(name, policy, marks=marks, id=f"{name}-{policy}"))
-    return out
+    return candidate_params(CANDIDATES, QUICK_RUNS, static_only)
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,8 @@ import torch
 
 from kernelgym.judge.guards import check_source
 from kernelgym.judge.inputs import as_tuple
-from kernelgym.testing.honest import PROFILE, Candidate, FalseAlarm, KnownFalseAlarm, expect, is_static
+from kernelgym.testing.honest import PROFILE, Candidate, FalseAlarm, candidate_params, expect, \
+    is_static
 
 # ---- tasks of this file whose inputs are nested (no bundled task has one) ----
 
@@ -360,17 +361,7 @@ QUICK_RUNS = {"sort_collections_namedtuple", "list_items_rebound_in_place", "dee
 
 
 def _params(static_only: bool):
-    out = []
-    for name, cand in CANDIDATES.items():
-        for policy in ("partial", "strict"):
-            alarm = getattr(cand, policy)
-            if static_only and not is_static(alarm):
-                alarm = None
-            marks = [pytest.mark.xfail(strict=True, raises=KnownFalseAlarm, reason=alarm.reason())] if alarm else []
-            if not static_only and name not in QUICK_RUNS and not is_static(alarm):
-                marks.append(pytest.mark.slow)
-            out.append(pytest.param(name, policy, marks=marks, id=f"{name}-{policy}"))
-    return out
+    return candidate_params(CANDIDATES, QUICK_RUNS, static_only)
 
 
 @pytest.fixture(scope="module")

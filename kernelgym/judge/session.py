@@ -1607,6 +1607,7 @@ class Session:
                                      calls, on_gpu) if measured else bound
             witnessed = self._witnessed_bound(latency, on_gpu) if measured and self.witness is not None else None
             used, source, unwitnessed = overhead, _overhead_source(measured, self.late_clock is not None), bound
+            late_overheads = self.late_null_overheads()
             if witnessed is not None and witnessed[0] < bound:
                 bound, fastest, calls, used = witnessed
                 source = "witness"
@@ -1617,7 +1618,7 @@ class Session:
                                      "unwitnessed_bound_ms": unwitnessed} if self.witness is not None else {}),
                                  "null_overhead_ms": self.null_overhead_ms,
                                  "null_overheads_ms": self.null_overheads_ms,
-                                 "late_null_overheads_ms": self.late_null_overheads(),
+                                 "late_null_overheads_ms": late_overheads,
                                  "null_call_ms": self.null_call_ms, "latency_left_out_ms": latency,
                                  "reference_overhead_ms": reference_overhead,
                                  "runner_block_walls_ms": [round(w, 4) for w in self.clock.per_call_ms],
@@ -1630,7 +1631,7 @@ class Session:
                                                                        self.null_overheads_ms),
                                  "fastest_block_steps_ms": steps_of_least(self.block_steps, self.clock.per_call_ms),
                                  "late_null_block_steps_ms": steps_of_least(self.late_null_steps[NULL_WARMUP_BLOCKS:],
-                                                                            self.late_null_overheads()),
+                                                                            late_overheads),
                                  "synchronized_median_ms": self.clock.median_ms(),
                                  "runner_rejection_bound_ms": min(bound, lenient)}
             checks = check_lower_bound_ms(min(self.check_ms), on_gpu) if self.check_ms else 0.0

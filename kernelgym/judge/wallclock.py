@@ -97,23 +97,22 @@ class BlockClock:
     def median_ms(self) -> float:
         return statistics.median(self.times)
 
-    def block_medians(self) -> list[float]:
-        """Each block's median time per call (of an even count, the upper of the middle two), in order."""
-        medians, start = [], 0
-        for calls in self.calls:
-            times = sorted(self.times[start:start + calls])
-            start += calls
-            medians.append(times[len(times) // 2] if times else 0.0)
-        return medians
-
-    def block_means(self) -> list[float]:
-        """Each block's mean time per call, in order (0 for a block without calls)."""
-        means, start = [], 0
+    def _per_block(self, summary: Callable[[list[float]], float]) -> list[float]:
+        """``summary`` of each block's times, in order (0 for a block without calls)."""
+        out, start = [], 0
         for calls in self.calls:
             times = self.times[start:start + calls]
             start += calls
-            means.append(sum(times) / len(times) if times else 0.0)
-        return means
+            out.append(summary(times) if times else 0.0)
+        return out
+
+    def block_medians(self) -> list[float]:
+        """Each block's median time per call (of an even count, the upper of the middle two), in order."""
+        return self._per_block(lambda times: sorted(times)[len(times) // 2])
+
+    def block_means(self) -> list[float]:
+        """Each block's mean time per call, in order (0 for a block without calls)."""
+        return self._per_block(lambda times: sum(times) / len(times))
 
     def overhead_ms(self) -> float:
         """Per-call time outside the timed interval: the fastest block's wall per call minus the median."""

@@ -52,3 +52,22 @@ def expect(result_flags: list[tuple[str, str]], ok: bool, alarm: FalseAlarm | No
 def is_static(alarm: FalseAlarm | None) -> bool:
     """Whether the refusal comes from the static checks (guards or the reach check)."""
     return alarm is not None and alarm.check.startswith(("guards", "reach"))
+
+
+def candidate_params(candidates: dict[str, Candidate], quick_runs: set[str], static_only: bool) -> list:
+    """The ``(name, policy)`` parameters of an honest-variety file's tests, under each policy: a documented refusal
+    as a strict xfail (for the static test, only one the static checks make), and every judge run but those in
+    ``quick_runs`` (and the static refusals, which start no worker) marked slow."""
+    import pytest
+
+    out = []
+    for name, cand in candidates.items():
+        for policy in ("partial", "strict"):
+            alarm = getattr(cand, policy)
+            if static_only and not is_static(alarm):
+                alarm = None
+            marks = [pytest.mark.xfail(strict=True, raises=KnownFalseAlarm, reason=alarm.reason())] if alarm else []
+            if not static_only and name not in quick_runs and not is_static(alarm):
+                marks.append(pytest.mark.slow)
+            out.append(pytest.param(name, policy, marks=marks, id=f"{name}-{policy}"))
+    return out
